@@ -21,8 +21,18 @@ netfork::log() {
 # netfork::run prints a command, shell-quoted, before running it, so a log shows exactly
 # what to paste to reproduce a step.
 netfork::run() {
-  local quoted
-  printf -v quoted '%q ' "$@"
-  echo "+ ${quoted% }" >&2
+  local arg line="+"
+  for arg in "$@"; do
+    if [[ "${arg}" =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then
+      line+=" ${arg}"
+    else
+      arg="${arg//\\/\\\\}"
+      arg="${arg//\"/\\\"}"
+      arg="${arg//\$/\\\$}"
+      arg="${arg//\`/\\\`}"
+      line+=" \"${arg}\""
+    fi
+  done
+  echo "${line}" >&2
   "$@"
 }

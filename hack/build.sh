@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# build.sh builds netfork's commands into _output/bin with the version stamped in, so that
+# `kube-apiserver --version` and /version report the upstream release netfork is built on.
+# WHAT="cmd/local-up" builds only the listed command directories (space-separated).
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${NETFORK_ROOT}/hack/lib/version.sh"
+
+read -r -a what <<<"${WHAT:-cmd/kube-apiserver cmd/local-up}"
+pkgs=()
+for dir in "${what[@]}"; do
+  dir="${dir#./}"
+  dir="${dir%/}"
+  if ! compgen -G "${dir}/*.go" >/dev/null; then
+    netfork::log "${dir}: no Go command there to build"
+    exit 1
+  fi
+  pkgs+=("./${dir}")
+done
+
+netfork::version::get_vars
+netfork::log "version ${NETFORK_GIT_VERSION}, commit ${NETFORK_GIT_COMMIT:-unknown} (${NETFORK_GIT_TREE_STATE:-unknown})"
+mkdir -p "${NETFORK_OUTPUT}/bin"
+# The trailing slash makes go build write one binary per package, named after its directory.
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/" \
+  -ldflags "$(netfork::version::ldflags)${GOLDFLAGS:+ ${GOLDFLAGS}}" "${pkgs[@]}"
+for pkg in "${pkgs[@]}"; do
+  netfork::log "built ${NETFORK_OUTPUT#"${NETFORK_ROOT}/"}/bin/$(basename "${pkg}")"
+done
