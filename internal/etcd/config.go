@@ -1,0 +1,68 @@
+package etcd
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+const (
+	// defaultLogLevel is warn so that a healthy etcd writes next to nothing.
+	defaultLogLevel = "warn"
+	// defaultReadyTimeout bounds the wait for a single loopback member to elect itself.
+	defaultReadyTimeout = 30 * time.Second
+	// defaultClusterToken is the initial-cluster-token when the caller has no cluster identity.
+	defaultClusterToken = "netfork-etcd"
+	// memberName is fixed so that a restart on the same data dir is the same member.
+	memberName = "netfork"
+)
+
+// Config describes one embedded etcd member listening on 127.0.0.1.
+type Config struct {
+	// DataDir holds etcd's member directory; it is created if missing and reused on restart.
+	DataDir string
+	// ClientPort is the loopback client port; 0 picks a free one.
+	ClientPort int
+	// PeerPort is the loopback peer port; 0 picks a free one.
+	PeerPort int
+	// ClusterToken seeds the etcd cluster ID, so clusters with different tokens never look alike.
+	ClusterToken string
+	// LogLevel is etcd's zap level (debug, info, warn, error); empty means warn.
+	LogLevel string
+	// LogFile receives etcd's logs so they never reach stdout; empty means <DataDir>/etcd.log,
+	// os.DevNull discards them.
+	LogFile string
+	// ReadyTimeout bounds the wait for etcd to serve; 0 means 30s.
+	ReadyTimeout time.Duration
+	// UnsafeNoFsync skips fsync, which makes throwaway test clusters faster and crash-unsafe.
+	UnsafeNoFsync bool
+}
+
+// complete fills defaults and rejects a config that cannot start.
+func (c Config) complete() (Config, error) {
+	if c.DataDir == "" {
+		return c, fmt.Errorf("etcd: DataDir is required")
+	}
+	if c.ClientPort < 0 || c.ClientPort > 65535 {
+		return c, fmt.Errorf("etcd: ClientPort %d is not a valid port", c.ClientPort)
+	}
+	if c.PeerPort < 0 || c.PeerPort > 65535 {
+		return c, fmt.Errorf("etcd: PeerPort %d is not a valid port", c.PeerPort)
+	}
+	if c.ClientPort != 0 && c.ClientPort == c.PeerPort {
+		return c, fmt.Errorf("etcd: ClientPort and PeerPort are both %d", c.ClientPort)
+	}
+	if c.ClusterToken == "" {
+		c.ClusterToken = defaultClusterToken
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = defaultLogLevel
+	}
+	if c.LogFile == "" {
+		c.LogFile = filepath.Join(c.DataDir, "etcd.log")
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = defaultReadyTimeout
+	}
+	return c, nil
+}
