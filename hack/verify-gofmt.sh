@@ -23,8 +23,9 @@ unformatted="$(gofmt -l "${files[@]}")" || {
   exit 1
 }
 if [[ -n "${unformatted}" ]]; then
-  echo "${unformatted}" | sed 's/$/: not gofmt-formatted/'
-  netfork::log "fix with: gofmt -w $(echo "${unformatted}" | paste -sd " ")"
+  mapfile -t bad <<<"${unformatted}"
+  printf '%s: not gofmt-formatted\n' "${bad[@]}"
+  netfork::log "fix with: gofmt -w ${bad[*]}"
   exit 1
 fi
 netfork::log "OK: ${#files[@]} Go files are gofmt-formatted"
