@@ -1,0 +1,63 @@
+package rest
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	ipcontroller "github.com/netfork/netfork/pkg/registry/core/service/ipallocator/controller"
+	"github.com/netfork/netfork/pkg/registry/core/service/portallocator"
+	portcontroller "github.com/netfork/netfork/pkg/registry/core/service/portallocator/controller"
+)
+
+// serviceAllocators are the Service storage's allocators and the repair loops that keep them true.
+type serviceAllocators struct {
+	clusterIPs      *ipallocator.Allocators
+	nodePorts       upstreamportallocator.Interface
+	clusterIPRepair ipcontroller.Runner
+	nodePortRepair  portcontroller.Runner
+}
+
+// newServiceAllocators is the single seam through which the core storage gets
+// its ClusterIP and NodePort allocators and their repair loops.
+func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllocators, error) {
+	serviceStorage, err := c.StorageFactory.NewConfig(api.Resource("services"), &api.Service{})
+	if err != nil {
+		return nil, fmt.Errorf("building storage config for services: %w", err)
+	}
+
+	clusterIPs, err := ipallocator.NewAllocators(ipallocator.Config{
+		PrimaryRange:   c.Services.ClusterIPRange,
+		SecondaryRange: c.Services.SecondaryClusterIPRange,
+		StorageConfig:  serviceStorage.ForResource(api.Resource("serviceipallocations")),
+		Client:         client,
+		Informers:      c.Informers,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	nodePorts, nodePortBitmap, err := portallocator.New(c.Services.NodePortRange, serviceStorage.ForResource(api.Resource("servicenodeportallocations")))
+	if err != nil {
+		clusterIPs.Destroy()
+		return nil, err
+	}
+
+	return &serviceAllocators{
+		clusterIPs: clusterIPs,
+		nodePorts:  nodePorts,
+		clusterIPRepair: ipcontroller.NewRepair(ipcontroller.Config{
+			Interval:        c.Services.RepairInterval,
+			Client:          client,
+			Informers:       c.Informers,
+			PrimaryRange:    c.Services.ClusterIPRange,
+			PrimaryBitmap:   clusterIPs.PrimaryBitmap,
+			SecondaryRange:  c.Services.SecondaryClusterIPRange,
+			SecondaryBitmap: clusterIPs.SecondaryBitmap,
+		}),
+		nodePortRepair: portcontroller.NewRepair(c.Services.RepairInterval, client, c.Services.NodePortRange, nodePortBitmap),
+	}, nil
+}

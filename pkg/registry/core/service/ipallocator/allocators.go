@@ -1,0 +1,122 @@
+package ipallocator
+
+import (
+	"fmt"
+	"net"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
+	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
+	upstreamallocatorstorage "k8s.io/kubernetes/pkg/registry/core/service/allocator/storage"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+	netutils "k8s.io/utils/net"
+)
+
+// Allocators are the ClusterIP allocators of one apiserver, one per configured family.
+type Allocators struct {
+	// Primary allocates for the family of the first --service-cluster-ip-range.
+	Primary upstreamipallocator.Interface
+	// ByFamily holds Primary and, when dual-stack, the secondary family's allocator.
+	ByFamily map[api.IPFamily]upstreamipallocator.Interface
+
+	// PrimaryBitmap and SecondaryBitmap are the legacy bitmaps in etcd, nil where none is kept.
+	PrimaryBitmap   rangeallocation.RangeRegistry
+	SecondaryBitmap rangeallocation.RangeRegistry
+}
+
+// NewAllocators builds the ClusterIP allocators for c, honouring the
+// MultiCIDRServiceAllocator and DisableAllocatorDualWrite gates.
+func NewAllocators(c Config) (*Allocators, error) {
+	if c.PrimaryRange.IP == nil {
+		return nil, fmt.Errorf("service clusterIPRange is missing")
+	}
+	a := &Allocators{ByFamily: map[api.IPFamily]upstreamipallocator.Interface{}}
+
+	primary, bitmap, err := c.newFamilyAllocator(c.PrimaryRange, PrimaryBitmapKey)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create cluster IP allocator for %s: %w", c.PrimaryRange.String(), err)
+	}
+	a.Primary, a.PrimaryBitmap = primary, bitmap
+	a.ByFamily[primary.IPFamily()] = primary
+
+	if c.SecondaryRange.IP != nil {
+		secondary, bitmap, err := c.newFamilyAllocator(c.SecondaryRange, SecondaryBitmapKey)
+		if err != nil {
+			a.Destroy()
+			return nil, fmt.Errorf("cannot create cluster IP allocator for %s: %w", c.SecondaryRange.String(), err)
+		}
+		a.SecondaryBitmap = bitmap
+		a.ByFamily[secondary.IPFamily()] = secondary
+	}
+	for _, alloc := range a.ByFamily {
+		alloc.EnableMetrics()
+	}
+	return a, nil
+}
+
+// Destroy releases what the allocators hold (watches, goroutines).
+func (a *Allocators) Destroy() {
+	for _, alloc := range a.ByFamily {
+		alloc.Destroy()
+	}
+}
+
+// newFamilyAllocator returns the allocator for one family and the bitmap registry behind it, if any.
+func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamipallocator.Interface, rangeallocation.RangeRegistry, error) {
+	if !utilfeature.DefaultFeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
+		var registry rangeallocation.RangeRegistry
+		alloc, err := upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, false))
+		return alloc, registry, err
+	}
+
+	var (
+		bitmap   upstreamipallocator.Interface
+		registry rangeallocation.RangeRegistry
+	)
+	if !utilfeature.DefaultFeatureGate.Enabled(features.DisableAllocatorDualWrite) {
+		var err error
+		bitmap, err = upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, true))
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	alloc, err := upstreamipallocator.NewMetaAllocator(
+		c.Client.NetworkingV1(),
+		c.Informers.Networking().V1().ServiceCIDRs(),
+		c.Informers.Networking().V1().IPAddresses(),
+		netutils.IsIPv6CIDR(&cidr),
+		bitmap,
+	)
+	return alloc, registry, err
+}
+
+// bitmapFactory stores a bitmap at key and records its registry in *registry.
+// With initialize set, a bitmap missing from etcd is created, since a dual-write
+// target with no stored object (resourceVersion "") refuses every allocation.
+func (c Config) bitmapFactory(key string, registry *rangeallocation.RangeRegistry, initialize bool) upstreamallocator.AllocatorWithOffsetFactory {
+	return func(max int, rangeSpec string, offset int) (upstreamallocator.Interface, error) {
+		mem := upstreamallocator.NewAllocationMapWithOffset(max, rangeSpec, offset)
+		etcd, err := upstreamallocatorstorage.NewEtcd(mem, key, c.StorageConfig)
+		if err != nil {
+			return nil, err
+		}
+		if initialize {
+			stored, err := etcd.Get()
+			if err != nil {
+				return nil, fmt.Errorf("reading bitmap %s: %w", key, err)
+			}
+			if stored.ResourceVersion == "" {
+				klog.InfoS("Creating the legacy ClusterIP bitmap for dual-write", "key", key, "range", rangeSpec)
+				stored.Range = rangeSpec
+				if err := etcd.CreateOrUpdate(stored); err != nil {
+					return nil, fmt.Errorf("creating bitmap %s: %w", key, err)
+				}
+			}
+		}
+		*registry = etcd
+		return etcd, nil
+	}
+}

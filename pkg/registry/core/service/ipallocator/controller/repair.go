@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"net"
+	"time"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
+	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
+)
+
+// Runner runs a repair loop until stopCh closes, calling onFirstSuccess once
+// after its first complete pass.
+type Runner interface {
+	RunUntil(onFirstSuccess func(), stopCh chan struct{})
+}
+
+// Config holds what a ClusterIP repair loop needs.
+type Config struct {
+	Interval  time.Duration
+	Client    kubernetes.Interface
+	Informers informers.SharedInformerFactory
+
+	// PrimaryRange, SecondaryRange and their bitmaps are used in bitmap mode only.
+	PrimaryRange    net.IPNet
+	PrimaryBitmap   rangeallocation.RangeRegistry
+	SecondaryRange  net.IPNet
+	SecondaryBitmap rangeallocation.RangeRegistry
+}
+
+// NewRepair returns the repair loop that matches the ClusterIP allocator in use.
+func NewRepair(c Config) Runner {
+	if !utilfeature.DefaultFeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
+		return upstreamipcontroller.NewRepair(c.Interval, c.Client.CoreV1(), c.Client.EventsV1(),
+			&c.PrimaryRange, c.PrimaryBitmap, &c.SecondaryRange, c.SecondaryBitmap)
+	}
+	return upstreamipcontroller.NewRepairIPAddress(c.Interval, c.Client,
+		c.Informers.Core().V1().Services(),
+		c.Informers.Networking().V1().ServiceCIDRs(),
+		c.Informers.Networking().V1().IPAddresses())
+}
