@@ -37,7 +37,7 @@ awk '/^\/\/ BEGIN staging pins/{skip=1} !skip{print} /^\/\/ END staging pins/{sk
   echo ")"
   echo "// END staging pins"
 } >> "$tmp"
-mv "$tmp" go.mod
+cat "$tmp" > go.mod && rm -f "$tmp"
 
 go mod edit -require="k8s.io/kubernetes@${version}"
 go mod tidy

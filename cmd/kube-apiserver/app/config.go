@@ -1,0 +1,57 @@
+package app
+
+import (
+	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
+	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
+	upstreamapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+
+	"github.com/netfork/netfork/pkg/controlplane"
+)
+
+// Config is everything the server chain is built from; only KubeAPIs is netfork's.
+type Config struct {
+	Options options.CompletedOptions
+
+	Aggregator    *aggregatorapiserver.Config
+	KubeAPIs      *controlplane.Config
+	APIExtensions *apiextensionsapiserver.Config
+}
+
+// CompletedConfig is a Config whose parts have all been completed.
+type CompletedConfig struct {
+	Options options.CompletedOptions
+
+	Aggregator    aggregatorapiserver.CompletedConfig
+	KubeAPIs      controlplane.CompletedConfig
+	APIExtensions apiextensionsapiserver.CompletedConfig
+}
+
+// NewConfig builds the configuration from the flags with upstream's code, which
+// is pure configuration, and hands the kube-apiserver part to netfork's control plane.
+func NewConfig(opts options.CompletedOptions) (*Config, error) {
+	upstream, err := upstreamapp.NewConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Config{
+		Options:       opts,
+		Aggregator:    upstream.Aggregator,
+		KubeAPIs:      controlplane.NewConfig(upstream.KubeAPIs),
+		APIExtensions: upstream.ApiExtensions,
+	}, nil
+}
+
+// Complete fills in every part's defaults.
+func (c *Config) Complete() (CompletedConfig, error) {
+	kubeAPIs, err := c.KubeAPIs.Complete()
+	if err != nil {
+		return CompletedConfig{}, err
+	}
+	return CompletedConfig{
+		Options:       c.Options,
+		Aggregator:    c.Aggregator.Complete(),
+		KubeAPIs:      kubeAPIs,
+		APIExtensions: c.APIExtensions.Complete(),
+	}, nil
+}

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/flagz"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/cli/globalflag"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/metrics/prometheus/workqueue" // workqueue metrics
+	"k8s.io/component-base/term"
+	utilversion "k8s.io/component-base/version"
+	"k8s.io/component-base/version/verflag"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+
+	"github.com/netfork/netfork/pkg/features"
+)
+
+// NewAPIServerCommand returns the kube-apiserver command with upstream's flags
+// and netfork's feature gates.
+func NewAPIServerCommand() *cobra.Command {
+	s := options.NewServerRunOptions()
+	ctx := genericapiserver.SetupSignalContext()
+	featureGate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	if err := features.AddToGate(featureGate.(featuregate.MutableVersionedFeatureGate)); err != nil {
+		panic(fmt.Sprintf("registering netfork's feature gates: %v", err))
+	}
+
+	cmd := &cobra.Command{
+		Use: "kube-apiserver",
+		Long: `The Kubernetes API server validates and configures data
+for the api objects which include pods, services, replicationcontrollers, and
+others. This is netfork's build: upstream's kube-apiserver with netfork's
+Service networking (multi-CIDR ClusterIPs, allocation bands, dual-stack apiserver).`,
+
+		// stop printing usage when the command errors
+		SilenceUsage: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
+				return err
+			}
+			// loopback clients should not log warnings the apiserver issued to itself
+			rest.SetDefaultWarningHandler(rest.NoWarnings{})
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			verflag.PrintAndExitIfRequested()
+			if err := logsapi.ValidateAndApply(s.Logs, featureGate); err != nil {
+				return err
+			}
+			cliflag.PrintFlags(cmd.Flags())
+
+			completed, err := s.Complete(ctx)
+			if err != nil {
+				return err
+			}
+			if errs := completed.Validate(); len(errs) != 0 {
+				return utilerrors.NewAggregate(errs)
+			}
+			featureGate.(featuregate.MutableFeatureGate).AddMetrics()
+			s.GenericServerRunOptions.ComponentGlobalsRegistry.AddMetrics()
+			return Run(ctx, completed)
+		},
+		Args: func(cmd *cobra.Command, args []string) error {
+			for _, arg := range args {
+				if len(arg) > 0 {
+					return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.SetContext(ctx)
+
+	namedFlagSets := s.Flags()
+	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
+	verflag.AddFlags(namedFlagSets.FlagSet("global"))
+	globalflag.AddGlobalFlags(namedFlagSets.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
+	for _, f := range namedFlagSets.FlagSets {
+		cmd.Flags().AddFlagSet(f)
+	}
+	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
+	cliflag.SetUsageAndHelpFunc(cmd, namedFlagSets, cols)
+	return cmd
+}
+
+// Run builds the server chain from completed options and serves until ctx ends.
+func Run(ctx context.Context, opts options.CompletedOptions) error {
+	klog.InfoS("Version", "version", utilversion.Get())
+	klog.InfoS("Golang settings", "GOGC", os.Getenv("GOGC"), "GOMAXPROCS", os.Getenv("GOMAXPROCS"), "GOTRACEBACK", os.Getenv("GOTRACEBACK"))
+
+	prepared, err := NewServer(opts)
+	if err != nil {
+		return err
+	}
+	return prepared.Run(ctx)
+}
+
+// PreparedServer is a server chain ready to serve; Run blocks until ctx ends
+// and the server has shut down.
+type PreparedServer interface {
+	Run(ctx context.Context) error
+}
+
+// NewServer builds and prepares the server chain without serving; tests run it themselves.
+func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
+	if opts.InformerName == nil {
+		informerName, err := cache.NewInformerName("kube-apiserver")
+		if err != nil {
+			return nil, err
+		}
+		opts.InformerName = informerName
+	}
+	config, err := NewConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	completed, err := config.Complete()
+	if err != nil {
+		return nil, err
+	}
+	server, err := CreateServerChain(completed)
+	if err != nil {
+		return nil, err
+	}
+	prepared, err := server.PrepareRun()
+	if err != nil {
+		return nil, err
+	}
+	return prepared, nil
+}
