@@ -1,0 +1,79 @@
+package controlplane
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+)
+
+// pollTimeout bounds every wait for a controller to act.
+const pollTimeout = 30 * time.Second
+
+// defaultServiceCIDRName is the ServiceCIDR the apiserver creates from its flags (KEP-1880).
+const defaultServiceCIDRName = "kubernetes"
+
+func clusterIPService(name string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{
+			Type:  corev1.ServiceTypeClusterIP,
+			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+func createService(ctx context.Context, t *testing.T, client kubernetes.Interface, svc *corev1.Service) *corev1.Service {
+	t.Helper()
+	created, err := client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating Service %s: %v", svc.Name, err)
+	}
+	return created
+}
+
+// waitIPAddress waits for the IPAddress of ip and checks it points at the Service.
+func waitIPAddress(ctx context.Context, t *testing.T, client kubernetes.Interface, ip string, svc *corev1.Service) *networkingv1.IPAddress {
+	t.Helper()
+	var got *networkingv1.IPAddress
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		a, err := client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		got = a
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("no IPAddress %s for Service %s/%s: %v", ip, svc.Namespace, svc.Name, err)
+	}
+	ref := got.Spec.ParentRef
+	if ref == nil || ref.Resource != "services" || ref.Namespace != svc.Namespace || ref.Name != svc.Name {
+		t.Fatalf("IPAddress %s has parentRef %+v, want services %s/%s", ip, ref, svc.Namespace, svc.Name)
+	}
+	return got
+}
+
+func mustPrefix(t *testing.T, s string) netip.Prefix {
+	t.Helper()
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		t.Fatalf("parsing %q: %v", s, err)
+	}
+	return p
+}
+
+func mustAddr(t *testing.T, s string) netip.Addr {
+	t.Helper()
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		t.Fatalf("parsing %q: %v", s, err)
+	}
+	return a
+}

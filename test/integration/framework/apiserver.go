@@ -1,0 +1,161 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	basecompatibility "k8s.io/component-base/compatibility"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+
+	"github.com/netfork/netfork/cmd/kube-apiserver/app"
+	"github.com/netfork/netfork/pkg/features"
+)
+
+// shutdownTimeout bounds how long a stopping apiserver may take before the test fails.
+const shutdownTimeout = time.Minute
+
+// APIServer is a kube-apiserver a test started, netfork's in-process or upstream's as a process.
+type APIServer struct {
+	// Config authenticates as a cluster admin.
+	Config *restclient.Config
+	Client kubernetes.Interface
+	// EtcdPrefix is where the apiserver keeps the cluster, for tests that read etcd or share it.
+	EtcdPrefix string
+
+	stop func()
+}
+
+// Stop shuts the apiserver down and waits for it; the test's cleanup calls it too.
+func (s *APIServer) Stop() { s.stop() }
+
+var addGatesOnce sync.Once
+
+// StartAPIServer starts a netfork kube-apiserver in this process on a random
+// loopback port, waits until /readyz passes, and stops it when the test ends.
+func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
+	t.Helper()
+	addGatesOnce.Do(func() {
+		if err := features.AddToGate(utilfeature.DefaultMutableFeatureGate); err != nil {
+			t.Fatalf("framework: registering netfork's feature gates: %v", err)
+		}
+	})
+	o := newServerOptions(t, opts)
+	if len(o.featureGates) > 0 {
+		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, o.featureGates)
+	}
+
+	dir := t.TempDir()
+	creds := newCredentials(t, dir)
+	s, fs := newServerRunOptions()
+
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("framework: listening on loopback: %v", err)
+	}
+	s.SecureServing.Listener = listener
+	s.SecureServing.BindPort = listener.Addr().(*net.TCPAddr).Port
+	s.SecureServing.ServerCert.CertDirectory = dir
+
+	args := append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds), o.flags...)
+	informerName, err := cache.NewInformerName("kube-apiserver" + o.etcdPrefix)
+	if err != nil {
+		t.Fatalf("framework: %v", err)
+	}
+	server, err := newInProcessServer(s, fs, args, informerName)
+	if err != nil {
+		_ = listener.Close()
+		informerName.Release()
+		t.Fatalf("framework: starting netfork apiserver with %v: %v", o.flags, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &exitStatus{done: make(chan struct{})}
+	go func() { run.exit(server.Run(ctx)) }()
+
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			defer informerName.Release()
+			cancel()
+			select {
+			case <-run.done:
+				if run.err != nil {
+					t.Errorf("framework: netfork apiserver stopped with: %v", run.err)
+				}
+			case <-time.After(shutdownTimeout):
+				t.Errorf("framework: netfork apiserver did not stop within %s", shutdownTimeout)
+			}
+		})
+	}
+	t.Cleanup(stop)
+
+	host := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.SecureServing.BindPort))
+	result := newAPIServer(t, creds.adminConfig(host), o.etcdPrefix, stop)
+	waitReady(t, result, run)
+	return result
+}
+
+// newServerRunOptions returns upstream's kube-apiserver options bound to a flag
+// set, with a component registry of their own so flags never touch another
+// server's; feature gates are copied from the process-wide gate.
+func newServerRunOptions() (*options.ServerRunOptions, *pflag.FlagSet) {
+	featureGate := utilfeature.DefaultMutableFeatureGate.DeepCopy()
+	effectiveVersion := compatibility.DefaultKubeEffectiveVersionForTest()
+	effectiveVersion.SetEmulationVersion(featureGate.EmulationVersion())
+	effectiveVersion.SetMinCompatibilityVersion(featureGate.MinCompatibilityVersion())
+	registry := basecompatibility.NewComponentGlobalsRegistry()
+	if err := registry.Register(basecompatibility.DefaultKubeComponent, effectiveVersion, featureGate); err != nil {
+		panic(fmt.Sprintf("registering the kube component: %v", err))
+	}
+
+	s := options.NewServerRunOptions()
+	s.GenericServerRunOptions.ComponentGlobalsRegistry = registry
+	fs := pflag.NewFlagSet("kube-apiserver", pflag.ContinueOnError)
+	for _, f := range s.Flags().FlagSets {
+		fs.AddFlagSet(f)
+	}
+	return s, fs
+}
+
+// newInProcessServer runs the command's steps: parse, complete, validate, build.
+func newInProcessServer(s *options.ServerRunOptions, fs *pflag.FlagSet, args []string, informerName *cache.InformerName) (app.PreparedServer, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
+		return nil, err
+	}
+	completed, err := s.Complete(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if errs := completed.Validate(); len(errs) != 0 {
+		return nil, utilerrors.NewAggregate(errs)
+	}
+	// each in-process apiserver needs its own informer name: names are process-wide
+	completed.InformerName = informerName
+	return app.NewServer(completed)
+}
+
+func newAPIServer(t testing.TB, config *restclient.Config, prefix string, stop func()) *APIServer {
+	t.Helper()
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.Fatalf("framework: building client for %s: %v", config.Host, err)
+	}
+	return &APIServer{Config: config, Client: client, EtcdPrefix: prefix, stop: stop}
+}

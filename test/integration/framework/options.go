@@ -1,0 +1,93 @@
+package framework
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"k8s.io/component-base/featuregate"
+)
+
+// DefaultServiceCIDRs are the service CIDRs test apiservers get unless a test overrides them; local-up's too.
+const DefaultServiceCIDRs = "10.96.0.0/16,fd00:10:96::/108"
+
+// Option changes how a test apiserver is started.
+type Option func(*serverOptions)
+
+type serverOptions struct {
+	flags        []string
+	featureGates map[featuregate.Feature]bool
+	etcdPrefix   string
+}
+
+// WithFlags appends kube-apiserver flags after the framework's defaults, so they override them.
+// Feature gates go through WithFeatureGates, not --feature-gates.
+func WithFlags(flags ...string) Option {
+	return func(o *serverOptions) { o.flags = append(o.flags, flags...) }
+}
+
+// WithFeatureGates sets gates for the rest of the test. In-process apiservers
+// read the process-wide gate, so every apiserver of the test sees the same values.
+func WithFeatureGates(gates map[featuregate.Feature]bool) Option {
+	return func(o *serverOptions) {
+		if o.featureGates == nil {
+			o.featureGates = map[featuregate.Feature]bool{}
+		}
+		for k, v := range gates {
+			o.featureGates[k] = v
+		}
+	}
+}
+
+// WithEtcdPrefix stores the cluster under prefix, so several apiservers of a test share one cluster.
+func WithEtcdPrefix(prefix string) Option {
+	return func(o *serverOptions) { o.etcdPrefix = prefix }
+}
+
+var prefixCounter atomic.Int64
+
+var unsafePrefixChars = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
+
+// NewEtcdPrefix returns a prefix no other test of the package uses.
+func NewEtcdPrefix(t testing.TB) string {
+	name := strings.ToLower(unsafePrefixChars.ReplaceAllString(t.Name(), "-"))
+	return fmt.Sprintf("/netfork-test/%s-%d", name, prefixCounter.Add(1))
+}
+
+func newServerOptions(t testing.TB, opts []Option) *serverOptions {
+	o := &serverOptions{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if o.etcdPrefix == "" {
+		o.etcdPrefix = NewEtcdPrefix(t)
+	}
+	for _, f := range o.flags {
+		if strings.HasPrefix(f, "--feature-gates") {
+			t.Fatalf("framework: pass feature gates with WithFeatureGates, not %q: in-process apiservers share the process-wide gate", f)
+		}
+	}
+	return o
+}
+
+// defaultFlags are the flags every test apiserver starts with, before the test's own.
+func defaultFlags(etcd, prefix string, creds *credentials) []string {
+	return []string{
+		"--etcd-servers=" + etcd,
+		"--etcd-prefix=" + prefix,
+		"--service-cluster-ip-range=" + DefaultServiceCIDRs,
+		"--service-node-port-range=30000-32767",
+		"--authorization-mode=Node,RBAC",
+		"--client-ca-file=" + creds.CACert,
+		"--tls-cert-file=" + creds.ServingCert,
+		"--tls-private-key-file=" + creds.ServingKey,
+		"--service-account-key-file=" + creds.ServiceAccountPublicKey,
+		"--service-account-signing-key-file=" + creds.ServiceAccountKey,
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--allow-privileged=true",
+		// Endpoints may not hold loopback addresses, and test apiservers serve on loopback.
+		"--endpoint-reconciler-type=none",
+	}
+}

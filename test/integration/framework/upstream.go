@@ -1,0 +1,180 @@
+package framework
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// UpstreamBinaryEnv names a prebuilt upstream kube-apiserver to use instead of building one.
+const UpstreamBinaryEnv = "NETFORK_UPSTREAM_APISERVER"
+
+// upstreamPackage is upstream's command, built from this module's graph so it is exactly v1.37.1.
+const upstreamPackage = "k8s.io/kubernetes/cmd/kube-apiserver"
+
+var (
+	upstreamOnce   sync.Once
+	upstreamBinary string
+	upstreamErr    error
+)
+
+// UpstreamAPIServerBinary returns upstream's kube-apiserver, building it once
+// per test process into _output/upstream; go's build cache keeps rebuilds cheap.
+func UpstreamAPIServerBinary(t testing.TB) string {
+	t.Helper()
+	upstreamOnce.Do(func() {
+		if path := os.Getenv(UpstreamBinaryEnv); path != "" {
+			upstreamBinary = path
+			return
+		}
+		root, err := repoRoot()
+		if err != nil {
+			upstreamErr = err
+			return
+		}
+		upstreamBinary = filepath.Join(root, "_output", "upstream", "kube-apiserver")
+		cmd := exec.Command("go", "build", "-o", upstreamBinary, upstreamPackage)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			upstreamErr = fmt.Errorf("building %s: %w\n%s", upstreamPackage, err, out)
+		}
+	})
+	if upstreamErr != nil {
+		t.Fatalf("framework: %v", upstreamErr)
+	}
+	return upstreamBinary
+}
+
+// repoRoot finds the directory of netfork's go.mod above the test's working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// StartUpstreamAPIServer runs upstream's kube-apiserver v1.37.1 as a process
+// on the package's etcd with the same defaults as StartAPIServer, waits for
+// /readyz, and stops it (by its PID) when the test ends.
+func StartUpstreamAPIServer(t *testing.T, opts ...Option) *APIServer {
+	t.Helper()
+	binary := UpstreamAPIServerBinary(t)
+	o := newServerOptions(t, opts)
+	dir := t.TempDir()
+	creds := newCredentials(t, dir)
+	port, err := freeLoopbackPort()
+	if err != nil {
+		t.Fatalf("framework: %v", err)
+	}
+
+	args := append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds),
+		"--bind-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(port),
+		"--cert-dir="+dir,
+	)
+	args = append(args, featureGateFlag(o)...)
+	args = append(args, o.flags...)
+
+	logPath := filepath.Join(dir, "kube-apiserver.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatalf("framework: %v", err)
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatalf("framework: starting %s: %v", binary, err)
+	}
+	run := &exitStatus{done: make(chan struct{})}
+	go func() {
+		run.exit(cmd.Wait())
+		logFile.Close()
+	}()
+
+	var once sync.Once
+	stop := func() {
+		once.Do(func() { stopProcess(t, cmd.Process, run, logPath) })
+	}
+	t.Cleanup(stop)
+
+	host := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s := newAPIServer(t, creds.adminConfig(host), o.etcdPrefix, stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			logTail(t, logPath)
+		}
+	})
+	waitReady(t, s, run)
+	return s
+}
+
+// featureGateFlag passes a process apiserver the gates in-process ones get through WithFeatureGates.
+func featureGateFlag(o *serverOptions) []string {
+	if len(o.featureGates) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	for name, on := range o.featureGates {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%t", name, on)
+	}
+	return []string{"--feature-gates=" + b.String()}
+}
+
+// stopProcess sends SIGTERM, then SIGKILL if the process has not exited in time.
+func stopProcess(t testing.TB, p *os.Process, run *exitStatus, logPath string) {
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case <-run.done:
+		return
+	case <-time.After(shutdownTimeout):
+	}
+	_ = p.Kill()
+	<-run.done
+	t.Errorf("framework: pid %d did not stop within %s of SIGTERM; killed (log %s)", p.Pid, shutdownTimeout, logPath)
+}
+
+// logTail prints the end of a failed process's log into the test output.
+func logTail(t testing.TB, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	const max = 8 << 10
+	if len(data) > max {
+		data = data[len(data)-max:]
+	}
+	t.Logf("last lines of %s:\n%s", path, data)
+}
+
+func freeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
