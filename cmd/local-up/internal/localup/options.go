@@ -1,0 +1,103 @@
+package localup
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+const (
+	// maxAPIServers keeps every bind address inside 127.0.0.1-127.0.0.200 and every
+	// advertise address inside 198.18.0.1-198.18.0.200.
+	maxAPIServers = 200
+	// defaultDataDir is where `make run` keeps the local cluster.
+	defaultDataDir = "_output/local"
+	// defaultPort is the apiserver's usual secure port.
+	defaultPort = 6443
+	// defaultReadyTimeout bounds the wait for every apiserver's /readyz.
+	defaultReadyTimeout = 60 * time.Second
+)
+
+// Options are local-up's own flags plus the kube-apiserver flags given after "--".
+type Options struct {
+	// APIServers is how many kube-apiserver processes to run.
+	APIServers int
+	// DataDir holds etcd data, the PKI, logs, the kubeconfig and local-up.json.
+	DataDir string
+	// Clean wipes what local-up created in DataDir before starting.
+	Clean bool
+	// Port is the secure port every apiserver listens on, each on its own loopback address.
+	Port int
+	// APIServerBinary is the kube-apiserver to run; empty means the default lookup.
+	APIServerBinary string
+	// ReadyTimeout bounds the wait until every apiserver's /readyz returns 200.
+	ReadyTimeout time.Duration
+	// EtcdLogLevel is the embedded etcd's log level; its logs go to logs/etcd.log.
+	EtcdLogLevel string
+	// APIServerArgs follow "--" and are appended after local-up's defaults, so they win.
+	APIServerArgs []string
+}
+
+// NewOptions returns the defaults `make run` relies on.
+func NewOptions() *Options {
+	return &Options{
+		APIServers:   1,
+		DataDir:      defaultDataDir,
+		Port:         defaultPort,
+		ReadyTimeout: defaultReadyTimeout,
+		EtcdLogLevel: "warn",
+	}
+}
+
+// AddFlags binds the options to fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.APIServers, "apiservers", o.APIServers, fmt.Sprintf("number of kube-apiservers to run (1-%d); apiserver i binds 127.0.0.(i+1)", maxAPIServers))
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "directory for etcd data, PKI, logs and the kubeconfig; reused on restart")
+	fs.BoolVar(&o.Clean, "clean", o.Clean, "wipe what local-up created in --data-dir first, starting a new cluster")
+	fs.IntVar(&o.Port, "port", o.Port, "secure port of every kube-apiserver")
+	fs.StringVar(&o.APIServerBinary, "apiserver-binary", o.APIServerBinary, "kube-apiserver binary (default: kube-apiserver next to local-up, else _output/bin/kube-apiserver)")
+	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "how long to wait for every kube-apiserver's /readyz")
+	fs.StringVar(&o.EtcdLogLevel, "etcd-log-level", o.EtcdLogLevel, "embedded etcd's log level (debug, info, warn, error), logged to <data-dir>/logs/etcd.log")
+}
+
+// Parse reads args (without the program name) into o: local-up flags, then "--", then
+// kube-apiserver flags, which are kept verbatim.
+func (o *Options) Parse(fs *pflag.FlagSet, args []string) error {
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rest, dash := fs.Args(), fs.ArgsLenAtDash()
+	if dash < 0 {
+		dash = len(rest)
+	}
+	if dash > 0 {
+		return fmt.Errorf("unexpected argument %q: kube-apiserver flags go after --", rest[0])
+	}
+	o.APIServerArgs = rest[dash:]
+	return nil
+}
+
+// Validate rejects options local-up cannot run with, naming the flag at fault.
+func (o *Options) Validate() error {
+	if o.APIServers < 1 || o.APIServers > maxAPIServers {
+		return fmt.Errorf("--apiservers %d is out of range: use 1 to %d", o.APIServers, maxAPIServers)
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return fmt.Errorf("--port %d is not a valid port", o.Port)
+	}
+	if strings.TrimSpace(o.DataDir) == "" {
+		return fmt.Errorf("--data-dir must not be empty")
+	}
+	if o.ReadyTimeout <= 0 {
+		return fmt.Errorf("--ready-timeout %s must be positive", o.ReadyTimeout)
+	}
+	switch o.EtcdLogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--etcd-log-level %q is not one of debug, info, warn, error", o.EtcdLogLevel)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package localup
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantErr  string
+		wantN    int
+		wantArgs []string
+	}{
+		{name: "defaults", args: nil, wantN: 1},
+		{name: "local flags only", args: []string{"--apiservers", "3", "--clean"}, wantN: 3},
+		{
+			name:     "apiserver flags kept verbatim",
+			args:     []string{"--apiservers=2", "--", "--feature-gates=A=true", "-v", "4", "--", "x"},
+			wantN:    2,
+			wantArgs: []string{"--feature-gates=A=true", "-v", "4", "--", "x"},
+		},
+		{name: "positional before --", args: []string{"extra", "--", "--v=2"}, wantErr: `unexpected argument "extra"`},
+		{name: "unknown local flag", args: []string{"--feature-gates=A=true"}, wantErr: "unknown flag: --feature-gates"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			err := o.Parse(fs, tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Parse error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if o.APIServers != tc.wantN || !slices.Equal(o.APIServerArgs, tc.wantArgs) {
+				t.Fatalf("got apiservers=%d args=%q, want %d %q", o.APIServers, o.APIServerArgs, tc.wantN, tc.wantArgs)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*Options)
+		wantErr string
+	}{
+		{name: "defaults", mutate: func(*Options) {}},
+		{name: "200 apiservers", mutate: func(o *Options) { o.APIServers = 200 }},
+		{name: "0 apiservers", mutate: func(o *Options) { o.APIServers = 0 }, wantErr: "--apiservers 0 is out of range: use 1 to 200"},
+		{name: "201 apiservers", mutate: func(o *Options) { o.APIServers = 201 }, wantErr: "--apiservers 201 is out of range"},
+		{name: "port 0", mutate: func(o *Options) { o.Port = 0 }, wantErr: "--port 0"},
+		{name: "port too big", mutate: func(o *Options) { o.Port = 70000 }, wantErr: "--port 70000"},
+		{name: "empty data dir", mutate: func(o *Options) { o.DataDir = " " }, wantErr: "--data-dir"},
+		{name: "zero timeout", mutate: func(o *Options) { o.ReadyTimeout = 0 }, wantErr: "--ready-timeout"},
+		{name: "bad etcd log level", mutate: func(o *Options) { o.EtcdLogLevel = "loud" }, wantErr: "--etcd-log-level"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			tc.mutate(o)
+			err := o.Validate()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Validate error = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestNewOptionsDefaults(t *testing.T) {
+	o := NewOptions()
+	if o.APIServers != 1 || o.DataDir != "_output/local" || o.Port != 6443 || o.ReadyTimeout != 60*time.Second || o.Clean {
+		t.Fatalf("unexpected defaults: %+v", o)
+	}
+}
