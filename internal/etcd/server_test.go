@@ -152,11 +152,11 @@ func TestStartInterrupted(t *testing.T) {
 	cancel()
 	s, err := Start(ctx, Config{DataDir: t.TempDir()})
 	if err == nil {
-		// A member can be ready before the cancelled context is noticed.
+		// A member can be ready before the canceled context is noticed.
 		s.Stop()
 		return
 	}
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Start with a cancelled context: %v", err)
+		t.Fatalf("Start with a canceled context: %v", err)
 	}
 }
