@@ -26,7 +26,7 @@ run: build ## Start a local control plane: make run ARGS="--apiservers 3 -- --fe
 	$(CURDIR)/_output/bin/local-up $(ARGS)
 
 .PHONY: test
-test: test-unit test-integration ## Run unit then integration tests (what CI runs).
+test: build test-unit test-integration ## Build, then run unit and integration tests (what CI runs).
 
 .PHONY: test-unit
 test-unit: ## Run unit tests: every package outside test/ (VERBOSE=1, WHAT=./pkg/...).

@@ -17,6 +17,12 @@ if [[ ${#pkgs[@]} -eq 0 ]]; then
   exit 0
 fi
 
+# local-up's end-to-end tests run the kube-apiserver `make build` made, and skip without one.
+if [[ -z "${NETFORK_APISERVER_BINARY:-}" && -x "${NETFORK_OUTPUT}/bin/kube-apiserver" ]]; then
+  export NETFORK_APISERVER_BINARY="${NETFORK_OUTPUT}/bin/kube-apiserver"
+  netfork::log "local-up end-to-end tests use ${NETFORK_APISERVER_BINARY}"
+fi
+
 flags=(-timeout "${TIMEOUT:-20m}")
 if [[ "${VERBOSE:-0}" == 1 ]]; then
   flags+=(-v)
