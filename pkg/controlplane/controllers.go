@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/pkg/controlplane/controller/defaultservicecidr"
 	"k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice"
-	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
 // Hook names are upstream's, so /readyz and /livez list the same checks.
@@ -55,7 +55,7 @@ func (c CompletedConfig) addKubernetesServiceController(server *genericapiserver
 // addDefaultServiceCIDRController is the one place the controller of the
 // `kubernetes` ServiceCIDR is built; it runs only with MultiCIDRServiceAllocator.
 func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
+	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		return nil
 	}
 	return server.AddPostStartHook(DefaultServiceCIDRHookName, func(hookContext genericapiserver.PostStartHookContext) error {

@@ -91,6 +91,9 @@ Service networking (multi-CIDR ClusterIPs, allocation bands, dual-stack apiserve
 	for _, f := range namedFlagSets.FlagSets {
 		cmd.Flags().AddFlagSet(f)
 	}
+	if err := features.WrapFeatureGatesFlag(cmd.Flags()); err != nil {
+		panic(fmt.Sprintf("unlocking netfork's feature gates: %v", err))
+	}
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, namedFlagSets, cols)
 	return cmd

@@ -18,6 +18,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
@@ -54,9 +55,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 		}
 	})
 	o := newServerOptions(t, opts)
-	if len(o.featureGates) > 0 {
-		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, o.featureGates)
-	}
+	setFeatureGates(t, o.featureGates)
 
 	dir := t.TempDir()
 	creds := newCredentials(t, dir)
@@ -107,6 +106,25 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	result := newAPIServer(t, creds.adminConfig(host), o.etcdPrefix, stop)
 	waitReady(t, result, run)
 	return result
+}
+
+// setFeatureGates sets gates for the rest of the test, each on the gate that owns
+// it: netfork's for the gates it unlocks, upstream's process-wide gate otherwise.
+func setFeatureGates(t *testing.T, gates map[featuregate.Feature]bool) {
+	netfork, upstream := featuregatetesting.FeatureOverrides{}, featuregatetesting.FeatureOverrides{}
+	for name, on := range gates {
+		if features.IsUnlocked(name) {
+			netfork[name] = on
+		} else {
+			upstream[name] = on
+		}
+	}
+	if len(netfork) > 0 {
+		featuregatetesting.SetFeatureGatesDuringTest(t, features.Gate, netfork)
+	}
+	if len(upstream) > 0 {
+		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, upstream)
+	}
 }
 
 // newServerRunOptions returns upstream's kube-apiserver options bound to a flag

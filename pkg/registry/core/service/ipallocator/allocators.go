@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"net"
 
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	api "k8s.io/kubernetes/pkg/apis/core"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
 	upstreamallocatorstorage "k8s.io/kubernetes/pkg/registry/core/service/allocator/storage"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
 // Allocators are the ClusterIP allocators of one apiserver, one per configured family.
@@ -66,7 +66,7 @@ func (a *Allocators) Destroy() {
 
 // newFamilyAllocator returns the allocator for one family and the bitmap registry behind it, if any.
 func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamipallocator.Interface, rangeallocation.RangeRegistry, error) {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
+	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		var registry rangeallocation.RangeRegistry
 		alloc, err := upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, false))
 		return alloc, registry, err
@@ -76,7 +76,7 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 		bitmap   upstreamipallocator.Interface
 		registry rangeallocation.RangeRegistry
 	)
-	if !utilfeature.DefaultFeatureGate.Enabled(features.DisableAllocatorDualWrite) {
+	if !features.Enabled(features.DisableAllocatorDualWrite) {
 		var err error
 		bitmap, err = upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, true))
 		if err != nil {

@@ -4,12 +4,12 @@ import (
 	"net"
 	"time"
 
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
 // Runner runs a repair loop until stopCh closes, calling onFirstSuccess once
@@ -33,7 +33,7 @@ type Config struct {
 
 // NewRepair returns the repair loop that matches the ClusterIP allocator in use.
 func NewRepair(c Config) Runner {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
+	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		return upstreamipcontroller.NewRepair(c.Interval, c.Client.CoreV1(), c.Client.EventsV1(),
 			&c.PrimaryRange, c.PrimaryBitmap, &c.SecondaryRange, c.SecondaryBitmap)
 	}
