@@ -82,11 +82,11 @@ func parseUnlocked(item string) (name string, enabled, ours bool, err error) {
 		return "", false, false, nil
 	}
 	if !found {
-		return "", false, false, fmt.Errorf("--%s: missing bool value for %s", FeatureGatesFlag, key)
+		return "", false, false, fmt.Errorf("missing bool value for %s", key)
 	}
 	enabled, err = strconv.ParseBool(strings.TrimSpace(val))
 	if err != nil {
-		return "", false, false, fmt.Errorf("--%s: invalid value of %s: %q, want true or false", FeatureGatesFlag, key, val)
+		return "", false, false, fmt.Errorf("invalid value of %s: %q, want true or false", key, val)
 	}
 	return key, enabled, true, nil
 }
