@@ -54,7 +54,7 @@ var _ = ginkgo.Describe("ClusterIP allocation [KEP-1880]", func() {
 					return nil, err
 				}
 				return a.Spec.ParentRef, nil
-			}).WithTimeout(30*time.Second).Should(gomega.Equal(&networkingv1.ParentReference{
+			}).WithTimeout(30 * time.Second).Should(gomega.Equal(&networkingv1.ParentReference{
 				Resource: "services", Namespace: ns.Name, Name: svc.Name,
 			}))
 		}
