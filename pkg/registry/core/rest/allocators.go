@@ -40,7 +40,7 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 		return nil, err
 	}
 
-	nodePorts, nodePortBitmap, err := portallocator.New(c.Services.NodePortRange, serviceStorage.ForResource(api.Resource("servicenodeportallocations")))
+	nodePorts, nodePortBitmap, err := portallocator.NewStored(c.Services.NodePortRange, serviceStorage.ForResource(api.Resource("servicenodeportallocations")))
 	if err != nil {
 		clusterIPs.Destroy()
 		return nil, err

@@ -1,0 +1,173 @@
+package ipallocator
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+)
+
+// The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/ipallocator
+// metrics.go at v1.37.1): same names, help, labels, buckets and stability, so
+// dashboards and alerts written for upstream read netfork's bitmap unchanged.
+const (
+	namespace = "kube_apiserver"
+	subsystem = "clusterip_allocator"
+
+	scopeStatic  = "static"
+	scopeDynamic = "dynamic"
+)
+
+var (
+	clusterIPAllocated = metrics.NewGaugeVec(
+		&metrics.GaugeOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocated_ips",
+			Help:           "Gauge measuring the number of allocated IPs for Services",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"cidr"},
+	)
+	clusterIPAvailable = metrics.NewGaugeVec(
+		&metrics.GaugeOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "available_ips",
+			Help:           "Gauge measuring the number of available IPs for Services",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"cidr"},
+	)
+	clusterIPAllocations = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocation_total",
+			Help:           "Number of Cluster IPs allocations",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"cidr", "scope"},
+	)
+	clusterIPAllocationErrors = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocation_errors_total",
+			Help:           "Number of errors trying to allocate Cluster IPs",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"cidr", "scope"},
+	)
+	clusterIPAllocationLatency = metrics.NewHistogramVec(
+		&metrics.HistogramOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocation_duration_seconds",
+			Help:           "Duration in seconds to allocate a Cluster IP by ServiceCIDR",
+			Buckets:        metrics.DefBuckets,
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"cidr"},
+	)
+)
+
+var registerMetricsOnce sync.Once
+
+// registerMetrics registers the collectors in the legacy registry once per process.
+//
+// Register, not MustRegister: until netfork's multi-CIDR allocator replaces
+// upstream's MetaAllocator (issue 4), upstream's ipallocator may already have
+// registered collectors with these very descriptors in the same process (its
+// MetaAllocator's EnableMetrics), and the registry refuses a second collector
+// for a name. That must not panic the apiserver. The collectors are still
+// created by Register, so netfork's ranges keep counting, only not exported,
+// while upstream's allocator exports its own numbers under the names.
+func registerMetrics() {
+	registerMetricsOnce.Do(func() {
+		logger := klog.Background()
+		for _, c := range []metrics.Registerable{
+			clusterIPAllocated, clusterIPAvailable, clusterIPAllocations,
+			clusterIPAllocationErrors, clusterIPAllocationLatency,
+		} {
+			if err := legacyregistry.Register(c); err != nil {
+				logger.V(2).Info("ClusterIP allocator metric already registered, probably by upstream's allocator in the same process; netfork's bitmap will not export it", "metric", c.FQName(), "err", err)
+			}
+		}
+	})
+}
+
+// scope is the kind of allocation, as upstream labels it: static when the
+// caller asked for an address (Allocate), dynamic when AllocateNext picked it.
+type scope int
+
+const (
+	static scope = iota
+	dynamic
+)
+
+var scopeLabels = [...]string{static: scopeStatic, dynamic: scopeDynamic}
+
+// metricsRecorder records one range's metrics; nil records nothing. Its series
+// are looked up once, when metrics are enabled, so recording costs a few
+// atomic operations and the range's O(1) counts, never a walk.
+type metricsRecorder struct {
+	allocated, available metrics.GaugeMetric
+	latency              metrics.ObserverMetric
+	allocations, errs    [2]metrics.CounterMetric
+	// used and free are the range's O(1) counts.
+	used, free func() int
+}
+
+func newMetricsRecorder(cidr string, used, free func() int) *metricsRecorder {
+	registerMetrics()
+	m := &metricsRecorder{
+		allocated: clusterIPAllocated.WithLabelValues(cidr),
+		available: clusterIPAvailable.WithLabelValues(cidr),
+		latency:   clusterIPAllocationLatency.WithLabelValues(cidr),
+		used:      used,
+		free:      free,
+	}
+	for s, label := range scopeLabels {
+		m.allocations[s] = clusterIPAllocations.WithLabelValues(cidr, label)
+		m.errs[s] = clusterIPAllocationErrors.WithLabelValues(cidr, label)
+	}
+	return m
+}
+
+// start is when an allocation began, zero when nothing is recorded, so a range without metrics never reads the clock.
+func (m *metricsRecorder) start() time.Time {
+	if m == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// succeeded records an allocation that began at start.
+func (m *metricsRecorder) succeeded(s scope, start time.Time) {
+	if m == nil {
+		return
+	}
+	m.allocations[s].Inc()
+	m.latency.Observe(time.Since(start).Seconds())
+	m.setCounts()
+}
+
+// failed records a failed allocation.
+func (m *metricsRecorder) failed(s scope) {
+	if m == nil {
+		return
+	}
+	m.errs[s].Inc()
+}
+
+// setCounts sets the gauges from the range's counts.
+func (m *metricsRecorder) setCounts() {
+	if m == nil {
+		return
+	}
+	m.allocated.Set(float64(m.used()))
+	m.available.Set(float64(m.free()))
+}

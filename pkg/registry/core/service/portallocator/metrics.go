@@ -1,0 +1,135 @@
+package portallocator
+
+import (
+	"sync"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+)
+
+// The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/portallocator
+// metrics.go at v1.37.1): same names, help, labels and stability.
+const (
+	namespace = "kube_apiserver"
+	subsystem = "nodeport_allocator"
+
+	scopeStatic  = "static"
+	scopeDynamic = "dynamic"
+)
+
+var (
+	nodePortAllocated = metrics.NewGauge(
+		&metrics.GaugeOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocated_ports",
+			Help:           "Gauge measuring the number of allocated NodePorts for Services",
+			StabilityLevel: metrics.ALPHA,
+		},
+	)
+	nodePortAvailable = metrics.NewGauge(
+		&metrics.GaugeOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "available_ports",
+			Help:           "Gauge measuring the number of available NodePorts for Services",
+			StabilityLevel: metrics.ALPHA,
+		},
+	)
+	nodePortAllocations = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocation_total",
+			Help:           "Number of NodePort allocations",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"scope"},
+	)
+	nodePortAllocationErrors = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "allocation_errors_total",
+			Help:           "Number of errors trying to allocate NodePort",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"scope"},
+	)
+)
+
+var registerMetricsOnce sync.Once
+
+// registerMetrics registers the collectors in the legacy registry once per
+// process. Register, not MustRegister: upstream's portallocator registers
+// collectors with these descriptors when one of its allocators enables
+// metrics in the same process (a test that also runs upstream), and that must
+// not panic; netfork's collectors then count without being exported.
+func registerMetrics() {
+	registerMetricsOnce.Do(func() {
+		logger := klog.Background()
+		for _, c := range []metrics.Registerable{
+			nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors,
+		} {
+			if err := legacyregistry.Register(c); err != nil {
+				logger.V(2).Info("NodePort allocator metric already registered, probably by upstream's allocator in the same process; netfork's will not export it", "metric", c.FQName(), "err", err)
+			}
+		}
+	})
+}
+
+// scope is the kind of allocation, as upstream labels it: static when the
+// caller asked for a port (Allocate), dynamic when AllocateNext picked it.
+type scope int
+
+const (
+	static scope = iota
+	dynamic
+)
+
+var scopeLabels = [...]string{static: scopeStatic, dynamic: scopeDynamic}
+
+// metricsRecorder records the allocator's metrics; nil records nothing. The
+// per-scope series are looked up once, so recording never allocates or walks.
+type metricsRecorder struct {
+	allocations, errs [2]metrics.CounterMetric
+	// used and free are the allocator's O(1) counts.
+	used, free func() int
+}
+
+func newMetricsRecorder(used, free func() int) *metricsRecorder {
+	registerMetrics()
+	m := &metricsRecorder{used: used, free: free}
+	for s, label := range scopeLabels {
+		m.allocations[s] = nodePortAllocations.WithLabelValues(label)
+		m.errs[s] = nodePortAllocationErrors.WithLabelValues(label)
+	}
+	return m
+}
+
+// succeeded records an allocation.
+func (m *metricsRecorder) succeeded(s scope) {
+	if m == nil {
+		return
+	}
+	m.allocations[s].Inc()
+	m.setCounts()
+}
+
+// failed records a failed allocation.
+func (m *metricsRecorder) failed(s scope) {
+	if m == nil {
+		return
+	}
+	m.errs[s].Inc()
+}
+
+// setCounts sets the gauges from the allocator's counts.
+func (m *metricsRecorder) setCounts() {
+	if m == nil {
+		return
+	}
+	nodePortAllocated.Set(float64(m.used()))
+	nodePortAvailable.Set(float64(m.free()))
+}
