@@ -36,6 +36,9 @@ type Config struct {
 	ReadyTimeout time.Duration
 	// UnsafeNoFsync skips fsync, which makes throwaway test clusters faster and crash-unsafe.
 	UnsafeNoFsync bool
+	// QuotaBackendBytes raises etcd's backend size limit, 0 keeping etcd's 2 GiB default,
+	// for callers that write many revisions of large objects between compactions.
+	QuotaBackendBytes int64
 }
 
 // complete fills defaults and rejects a config that cannot start.
@@ -48,6 +51,9 @@ func (c Config) complete() (Config, error) {
 	}
 	if c.PeerPort < 0 || c.PeerPort > 65535 {
 		return c, fmt.Errorf("etcd: PeerPort %d is not a valid port", c.PeerPort)
+	}
+	if c.QuotaBackendBytes < 0 {
+		return c, fmt.Errorf("etcd: QuotaBackendBytes %d is negative", c.QuotaBackendBytes)
 	}
 	if c.ClientPort != 0 && c.ClientPort == c.PeerPort {
 		return c, fmt.Errorf("etcd: ClientPort and PeerPort are both %d", c.ClientPort)

@@ -116,6 +116,7 @@ func embedConfig(cfg Config, clientURL, peerURL url.URL) *embed.Config {
 	ec.LogLevel = cfg.LogLevel
 	ec.LogOutputs = []string{cfg.LogFile}
 	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
+	ec.QuotaBackendBytes = cfg.QuotaBackendBytes
 	return ec
 }
 

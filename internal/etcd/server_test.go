@@ -128,10 +128,11 @@ func TestPortInUse(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"no data dir":   {},
-		"bad port":      {DataDir: "x", ClientPort: 70000},
-		"negative peer": {DataDir: "x", PeerPort: -1},
-		"same ports":    {DataDir: "x", ClientPort: 2379, PeerPort: 2379},
+		"no data dir":    {},
+		"bad port":       {DataDir: "x", ClientPort: 70000},
+		"negative peer":  {DataDir: "x", PeerPort: -1},
+		"same ports":     {DataDir: "x", ClientPort: 2379, PeerPort: 2379},
+		"negative quota": {DataDir: "x", QuotaBackendBytes: -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Start(context.Background(), cfg); err == nil {
