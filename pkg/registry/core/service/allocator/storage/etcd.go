@@ -1,0 +1,245 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	apistorage "k8s.io/apiserver/pkg/storage"
+	storeerr "k8s.io/apiserver/pkg/storage/errors"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install" // RangeAllocation must be in the scheme the storage codec decodes with
+	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
+	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
+)
+
+// Etcd is an allocation map kept in one RangeAllocation object in etcd. Every
+// change is applied to the map and written back with a compare-and-swap on the
+// object's resourceVersion, retried on conflict after restoring the map from
+// the newer object, so allocators sharing the object never hand out one value twice.
+type Etcd struct {
+	// lock serializes changes, so the map and last move together.
+	lock  sync.Mutex
+	alloc Map
+	// last is the object as this Etcd last read or wrote it, nil when the map
+	// may differ from what is stored (after a failed write, or before Init).
+	last *api.RangeAllocation
+
+	storage apistorage.Interface
+	key     string
+	// rangeSpec is the map's range, as the stored object must name it.
+	rangeSpec string
+	resource  schema.GroupResource
+	logger    klog.Logger
+	destroy   func()
+
+	// what and flag name the object and its range's flag in messages.
+	what, flag      string
+	createIfMissing bool
+	// reportedRV is the resourceVersion whose bad data was last logged, so it is logged once.
+	reportedRV string
+}
+
+var (
+	_ upstreamallocator.Interface     = (*Etcd)(nil)
+	_ rangeallocation.RangeRegistry   = (*Etcd)(nil)
+	_ upstreamallocator.Snapshottable = (*Etcd)(nil)
+)
+
+// New returns an Etcd that keeps alloc at key (below config's prefix, e.g.
+// /ranges/serviceips), stored the way config stores config.GroupResource.
+func New(alloc Map, key string, config *storagebackend.ConfigForResource, opts ...Option) (*Etcd, error) {
+	store, destroy, err := generic.NewRawStorage(config, nil, nil, key)
+	if err != nil {
+		return nil, fmt.Errorf("storage for %s at %s: %w", config.GroupResource.String(), key, err)
+	}
+	var once sync.Once
+	rangeSpec, _ := alloc.Snapshot()
+	e := &Etcd{
+		rangeSpec: rangeSpec,
+		alloc:     alloc,
+		storage:   store,
+		key:       key,
+		resource:  config.GroupResource,
+		logger:    klog.Background().WithName("rangeallocation").WithValues("key", key),
+		destroy:   func() { once.Do(destroy) },
+		what:      "range allocation",
+		flag:      "the configured range",
+	}
+	for _, opt := range opts {
+		opt(e)
+	}
+	return e, nil
+}
+
+// Allocate reserves offset in etcd. Like upstream it returns false and no
+// error when offset is taken.
+func (e *Etcd) Allocate(offset int) (bool, error) {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	err := e.update(func() error {
+		ok, err := e.alloc.Allocate(offset)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errUnableToAllocate
+		}
+		return nil
+	})
+	if errors.Is(err, errUnableToAllocate) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// AllocateNext reserves a free offset in etcd. Like upstream it returns
+// (0, false, nil) when the map is full.
+func (e *Etcd) AllocateNext() (int, bool, error) {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	var offset int
+	err := e.update(func() error {
+		var ok bool
+		var err error
+		offset, ok, err = e.alloc.AllocateNext()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errUnableToAllocate
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnableToAllocate):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return offset, true, nil
+}
+
+// Release frees offset in etcd.
+func (e *Etcd) Release(offset int) error {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	return e.update(func() error {
+		return e.alloc.Release(offset)
+	})
+}
+
+// ForEach calls fn for each offset allocated as of the last read or write.
+func (e *Etcd) ForEach(fn func(int)) {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	e.alloc.ForEach(fn)
+}
+
+// Has tells whether offset was allocated as of the last read or write.
+func (e *Etcd) Has(offset int) bool {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	return e.alloc.Has(offset)
+}
+
+// Free is the number of free offsets as of the last read or write.
+func (e *Etcd) Free() int {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	return e.alloc.Free()
+}
+
+// Snapshot is the map as of the last read or write, in upstream's stored form.
+func (e *Etcd) Snapshot() (string, []byte) {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	return e.alloc.Snapshot()
+}
+
+// Restore replaces the in-memory map only; the next change reads etcd again
+// and writes over it, so use CreateOrUpdate to change what is stored.
+func (e *Etcd) Restore(rangeSpec string, data []byte) error {
+	e.lock.Lock()
+	defer e.lock.Unlock()
+
+	e.last = nil
+	return e.alloc.Restore(rangeSpec, data)
+}
+
+// Destroy closes the storage; calling it again does nothing.
+func (e *Etcd) Destroy() {
+	e.destroy()
+}
+
+// update applies change to the map as of the stored object and writes the
+// result back, retrying on conflict; the caller holds e.lock.
+func (e *Etcd) update(change func() error) error {
+	var cached runtime.Object
+	if e.last != nil {
+		cached = e.last.DeepCopy() // GuaranteedUpdate hands it to tryUpdate, which changes it
+	}
+	out := &api.RangeAllocation{}
+	err := e.storage.GuaranteedUpdate(context.TODO(), e.key, out, true, nil,
+		apistorage.SimpleUpdate(func(input runtime.Object) (runtime.Object, error) {
+			existing := input.(*api.RangeAllocation)
+			if existing.ResourceVersion == "" {
+				return nil, fmt.Errorf("cannot allocate resources of type %s at this time", e.resource.String())
+			}
+			if e.last == nil || existing.ResourceVersion != e.last.ResourceVersion {
+				// Someone else wrote, or an earlier try changed the map: start from what is stored.
+				e.last = nil
+				if err := e.restore(existing); err != nil {
+					return nil, err
+				}
+			}
+			// The map now differs from every stored version until the write succeeds.
+			e.last = nil
+			if err := change(); err != nil {
+				return nil, err
+			}
+			existing.Range, existing.Data = e.alloc.Snapshot()
+			return existing, nil
+		}),
+		cached,
+	)
+	if err != nil {
+		if errors.Is(err, errUnableToAllocate) {
+			// The map was restored from the stored object and not changed.
+			return err
+		}
+		if undecodable(err) {
+			e.logger.Error(err, "Stored object cannot be decoded; allocations fail until the repair loop removes and rebuilds it", "object", e.what)
+		}
+		return storeerr.InterpretUpdateError(err, e.resource, "")
+	}
+	e.last = out
+	return nil
+}
+
+// restore loads a stored object into the map, with a clear error when it was
+// written for another range.
+func (e *Etcd) restore(stored *api.RangeAllocation) error {
+	if stored.Range != e.rangeSpec {
+		return e.rangeError(stored.Range)
+	}
+	e.reportBadData(stored)
+	return e.alloc.Restore(stored.Range, stored.Data)
+}
+
+func (e *Etcd) rangeError(stored string) *StoredRangeError {
+	return &StoredRangeError{Key: e.key, What: e.what, Flag: e.flag, Stored: stored, Configured: e.rangeSpec}
+}
