@@ -1,18 +1,19 @@
 package ipallocator
 
 import (
+	"context"
 	"fmt"
 	"net"
 
-	"k8s.io/klog/v2"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
-	upstreamallocatorstorage "k8s.io/kubernetes/pkg/registry/core/service/allocator/storage"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/features"
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
 )
 
 // Allocators are the ClusterIP allocators of one apiserver, one per configured family.
@@ -68,8 +69,11 @@ func (a *Allocators) Destroy() {
 func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamipallocator.Interface, rangeallocation.RangeRegistry, error) {
 	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		var registry rangeallocation.RangeRegistry
-		alloc, err := upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, false))
-		return alloc, registry, err
+		alloc, err := New(&cidr, c.bitmapFactory(bitmapKey, &registry, false))
+		if err != nil {
+			return nil, nil, err
+		}
+		return alloc, registry, nil
 	}
 
 	var (
@@ -77,11 +81,11 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 		registry rangeallocation.RangeRegistry
 	)
 	if !features.Enabled(features.DisableAllocatorDualWrite) {
-		var err error
-		bitmap, err = upstreamipallocator.New(&cidr, c.bitmapFactory(bitmapKey, &registry, true))
+		r, err := New(&cidr, c.bitmapFactory(bitmapKey, &registry, true))
 		if err != nil {
 			return nil, nil, err
 		}
+		bitmap = r
 	}
 	alloc, err := upstreamipallocator.NewMetaAllocator(
 		c.Client.NetworkingV1(),
@@ -93,30 +97,37 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 	return alloc, registry, err
 }
 
-// bitmapFactory stores a bitmap at key and records its registry in *registry.
-// With initialize set, a bitmap missing from etcd is created, since a dual-write
-// target with no stored object (resourceVersion "") refuses every allocation.
+// bitmapFactory keeps a bitmap at key in etcd and records its registry in
+// *registry. With initialize set, a bitmap missing from etcd is created at
+// once, since a dual-write target with no stored object refuses every
+// allocation and no bitmap repair loop runs to create it.
 func (c Config) bitmapFactory(key string, registry *rangeallocation.RangeRegistry, initialize bool) upstreamallocator.AllocatorWithOffsetFactory {
-	return func(max int, rangeSpec string, offset int) (upstreamallocator.Interface, error) {
-		mem := upstreamallocator.NewAllocationMapWithOffset(max, rangeSpec, offset)
-		etcd, err := upstreamallocatorstorage.NewEtcd(mem, key, c.StorageConfig)
+	return func(size int, rangeSpec string, band int) (upstreamallocator.Interface, error) {
+		m, err := allocator.NewAllocationMap(size, rangeSpec, band)
 		if err != nil {
 			return nil, err
 		}
+		opts := []allocatorstorage.Option{allocatorstorage.WithDescription("ClusterIP bitmap", bitmapFlag(key))}
 		if initialize {
-			stored, err := etcd.Get()
-			if err != nil {
-				return nil, fmt.Errorf("reading bitmap %s: %w", key, err)
-			}
-			if stored.ResourceVersion == "" {
-				klog.InfoS("Creating the legacy ClusterIP bitmap for dual-write", "key", key, "range", rangeSpec)
-				stored.Range = rangeSpec
-				if err := etcd.CreateOrUpdate(stored); err != nil {
-					return nil, fmt.Errorf("creating bitmap %s: %w", key, err)
-				}
-			}
+			opts = append(opts, allocatorstorage.WithCreateIfMissing())
+		}
+		etcd, err := allocatorstorage.New(m, key, c.StorageConfig, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if err := etcd.Init(context.TODO()); err != nil {
+			etcd.Destroy()
+			return nil, err
 		}
 		*registry = etcd
 		return etcd, nil
 	}
+}
+
+// bitmapFlag names the flag value the bitmap at key is configured from, for start-up errors.
+func bitmapFlag(key string) string {
+	if key == SecondaryBitmapKey {
+		return "the secondary range of --service-cluster-ip-range"
+	}
+	return "--service-cluster-ip-range"
 }

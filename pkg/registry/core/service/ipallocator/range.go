@@ -63,7 +63,7 @@ func New(cidr *net.IPNet, factory upstreamallocator.AllocatorWithOffsetFactory) 
 		r.family = api.IPv6Protocol
 	}
 	if r.alloc, err = factory(r.size, r.rangeSpec, r.band); err != nil {
-		return nil, fmt.Errorf("ClusterIP range %s: %w", r.rangeSpec, err)
+		return nil, err // the factory names the key and range
 	}
 	return r, nil
 }

@@ -36,7 +36,7 @@ func New(pr utilnet.PortRange, factory upstreamallocator.AllocatorWithOffsetFact
 	a := &PortAllocator{portRange: pr, rangeSpec: pr.String()}
 	var err error
 	if a.alloc, err = factory(pr.Size, a.rangeSpec, allocator.NodePortBandSize(pr.Size)); err != nil {
-		return nil, fmt.Errorf("NodePort range %s: %w", a.rangeSpec, err)
+		return nil, err // the factory names the key and range
 	}
 	return a, nil
 }

@@ -1,27 +1,39 @@
 package portallocator
 
 import (
+	"context"
 	"fmt"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
-	upstreamallocatorstorage "k8s.io/kubernetes/pkg/registry/core/service/allocator/storage"
 	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
 )
 
 // BitmapKey is upstream's key of the NodePort bitmap, shared with upstream apiservers.
 const BitmapKey = "/ranges/servicenodeports"
 
 // NewStored returns the NodePort allocator for portRange, stored in etcd through
-// storageConfig, and the registry its repair loop rebuilds.
+// storageConfig, and the registry its repair loop rebuilds. A bitmap missing
+// from etcd is created by the repair loop's first pass, as upstream does.
 func NewStored(portRange utilnet.PortRange, storageConfig *storagebackend.ConfigForResource) (upstreamportallocator.Interface, rangeallocation.RangeRegistry, error) {
 	var registry rangeallocation.RangeRegistry
-	alloc, err := upstreamportallocator.New(portRange, func(max int, rangeSpec string, offset int) (upstreamallocator.Interface, error) {
-		mem := upstreamallocator.NewAllocationMapWithOffset(max, rangeSpec, offset)
-		etcd, err := upstreamallocatorstorage.NewEtcd(mem, BitmapKey, storageConfig)
+	alloc, err := New(portRange, func(size int, rangeSpec string, band int) (upstreamallocator.Interface, error) {
+		m, err := allocator.NewAllocationMap(size, rangeSpec, band)
 		if err != nil {
+			return nil, err
+		}
+		etcd, err := allocatorstorage.New(m, BitmapKey, storageConfig,
+			allocatorstorage.WithDescription("NodePort bitmap", "--service-node-port-range"))
+		if err != nil {
+			return nil, err
+		}
+		if err := etcd.Init(context.TODO()); err != nil {
+			etcd.Destroy()
 			return nil, err
 		}
 		registry = etcd
