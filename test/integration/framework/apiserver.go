@@ -3,9 +3,8 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,9 +19,9 @@ import (
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
+	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
 	"github.com/netfork/netfork/pkg/features"
 )
 
@@ -45,6 +44,9 @@ func (s *APIServer) Stop() { s.stop() }
 
 var addGatesOnce sync.Once
 
+// serverCounter names in-process apiservers apart; several may share an etcd prefix.
+var serverCounter atomic.Int64
+
 // StartAPIServer starts a netfork kube-apiserver in this process on a random
 // loopback port, waits until /readyz passes, and stops it when the test ends.
 func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
@@ -61,22 +63,22 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	creds := newCredentials(t, dir)
 	s, fs := newServerRunOptions()
 
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listener, err := listen(s, o.listenerFromFlags)
 	if err != nil {
 		t.Fatalf("framework: listening on loopback: %v", err)
 	}
-	s.SecureServing.Listener = listener
-	s.SecureServing.BindPort = listener.Addr().(*net.TCPAddr).Port
 	s.SecureServing.ServerCert.CertDirectory = dir
 
 	args := append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds), o.flags...)
-	informerName, err := cache.NewInformerName("kube-apiserver" + o.etcdPrefix)
+	informerName, err := cache.NewInformerName(fmt.Sprintf("kube-apiserver-%d", serverCounter.Add(1)))
 	if err != nil {
 		t.Fatalf("framework: %v", err)
 	}
 	server, err := newInProcessServer(s, fs, args, informerName)
 	if err != nil {
-		_ = listener.Close()
+		if listener != nil {
+			_ = listener.Close()
+		}
 		informerName.Release()
 		t.Fatalf("framework: starting netfork apiserver with %v: %v", o.flags, err)
 	}
@@ -102,8 +104,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	}
 	t.Cleanup(stop)
 
-	host := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.SecureServing.BindPort))
-	result := newAPIServer(t, creds.adminConfig(host), o.etcdPrefix, stop)
+	result := newAPIServer(t, creds.adminConfig(servingURL(s)), o.etcdPrefix, stop)
 	waitReady(t, result, run)
 	return result
 }
@@ -127,7 +128,7 @@ func setFeatureGates(t *testing.T, gates map[featuregate.Feature]bool) {
 	}
 }
 
-// newServerRunOptions returns upstream's kube-apiserver options bound to a flag
+// newServerRunOptions returns netfork's kube-apiserver options bound to a flag
 // set, with a component registry of their own so flags never touch another
 // server's; feature gates are copied from the process-wide gate.
 func newServerRunOptions() (*options.ServerRunOptions, *pflag.FlagSet) {
