@@ -8,6 +8,7 @@ SHELL := /usr/bin/env bash
 # Variables the scripts read; set them on the command line, e.g. make test-unit VERBOSE=1.
 #   WHAT        build.sh: command dirs (cmd/local-up); test-*.sh: package patterns
 #   ARGS        run: arguments for local-up; after "--" they go to every kube-apiserver
+#               bench: arguments for hack/bench-services (e.g. ARGS=--full)
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
 export WHAT VERBOSE GOTESTFLAGS
@@ -41,8 +42,8 @@ test-e2e: ## Run the ginkgo e2e suite against $KUBECONFIG (default: the make run
 	hack/test-e2e.sh
 
 .PHONY: bench
-bench: ## Run the Service-allocation benchmark (not written yet).
-	hack/bench.sh
+bench: build ## Benchmark Service create/delete, netfork vs upstream (short; ARGS=--full for all).
+	hack/bench.sh $(ARGS)
 
 .PHONY: lint
 lint: ## Run golangci-lint (pinned in hack/tools) and go vet.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench.sh will run the Service-allocation benchmark (ClusterIP and headless Service create
-# and delete rates against a local control plane, compared with upstream 1.37.1). It is not
-# written yet, and fails rather than report a number it did not measure.
+# bench.sh is `make bench`: the short Service-allocation benchmark (N=1000 and 10000 Services,
+# no extra ServiceCIDRs, one round, every contender), under 10 minutes on 2 cores when the
+# allocators are fast. Arguments go to bench-services.sh: make bench ARGS=--full runs the
+# whole matrix (N up to 30000, up to 1000 extra ServiceCIDRs, 3 rounds), which takes hours.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
-netfork::log "the Service-allocation benchmark is not written yet"
-exit 1
+exec "${NETFORK_ROOT}/hack/bench-services.sh" "$@"

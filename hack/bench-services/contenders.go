@@ -1,0 +1,65 @@
+package main
+
+const (
+	// baselineContender is the contender every ratio in the summary is to.
+	baselineContender = "netfork"
+	// profiledContender is the contender --profile takes CPU profiles of.
+	profiledContender = "netfork"
+)
+
+// contender is one kube-apiserver configuration under test.
+type contender struct {
+	// name is the contender's name in results.csv.
+	name string
+	// binaryFlag names the flag that sets the contender's binary.
+	binaryFlag string
+	// featureGates is the --feature-gates value, empty for the binary's defaults.
+	featureGates string
+	// headless makes every Service clusterIP: None and none of them NodePort: the floor.
+	headless bool
+	// ipAddresses says IPAddress objects back every ClusterIP.
+	ipAddresses bool
+	// clusterIPBitmap says the legacy bitmap in etcd marks every ClusterIP.
+	clusterIPBitmap bool
+	// usesServiceCIDRs says the allocator allocates from extra ServiceCIDRs.
+	usesServiceCIDRs bool
+}
+
+// contenders are every configuration the issue compares, in their default order; netfork
+// first, since every ratio is to it.
+var contenders = []contender{
+	{name: "netfork", binaryFlag: "netfork-binary", ipAddresses: true, usesServiceCIDRs: true},
+	{name: "netfork-dualwrite", binaryFlag: "netfork-binary", featureGates: "DisableAllocatorDualWrite=false",
+		ipAddresses: true, clusterIPBitmap: true, usesServiceCIDRs: true},
+	{name: "netfork-bitmap", binaryFlag: "netfork-binary", featureGates: "MultiCIDRServiceAllocator=false",
+		clusterIPBitmap: true},
+	{name: "upstream", binaryFlag: "upstream-binary", ipAddresses: true, usesServiceCIDRs: true},
+	{name: "floor-headless", binaryFlag: "netfork-binary", headless: true, ipAddresses: true, usesServiceCIDRs: true},
+}
+
+// binary is the kube-apiserver the contender runs.
+func (c contender) binary(o *options) string {
+	if c.binaryFlag == "upstream-binary" {
+		return o.UpstreamBinary
+	}
+	return o.NetforkBinary
+}
+
+// contenderNames lists every contender's name in default order.
+func contenderNames() []string {
+	names := make([]string, 0, len(contenders))
+	for _, c := range contenders {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// lookupContender finds a contender by name.
+func lookupContender(name string) (contender, bool) {
+	for _, c := range contenders {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return contender{}, false
+}

@@ -1,0 +1,22 @@
+// Command bench-services measures how fast a kube-apiserver creates and deletes Services
+// with ClusterIPs and NodePorts, comparing netfork in each allocator mode with upstream
+// v1.37.1's binary and with a headless floor that allocates nothing.
+//
+// Every run (one contender, one N, one K, one round) gets a fresh embedded etcd in this
+// process and a fresh kube-apiserver child process with the same flags, so no contender
+// inherits another's objects, revisions or memory. A run creates N Services with W
+// concurrent client-go workers (QPS limits off), half of them NodePort, checks that what
+// the apiserver stored is consistent, then deletes them and checks again; a run that is
+// not consistent, or whose requests failed, is reported with consistent=false.
+//
+// K extra ServiceCIDRs are created before the Services, each a /24 carved from
+// 10.128.0.0/12, which is disjoint from the default 10.96.0.0/12. The Services do not ask
+// for addresses: "spread over K ServiceCIDRs" means the allocator may pick any of the
+// K+1 ranges, as it would in a real cluster (KEP-1880 leaves the choice to it), so the
+// run measures what K ranges cost the allocator; how many ClusterIPs landed outside the
+// default range is reported per run. The bitmap contender ignores ServiceCIDRs.
+//
+// Outputs go to _output/bench: results.csv (one row per run), results.json (every
+// measurement, including delete percentiles and consistency problems), latency.png,
+// apiserver logs and, with --profile, CPU profiles of netfork's apiserver.
+package main

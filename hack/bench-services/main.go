@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	os.Exit(benchMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// benchMain runs the benchmark and returns the exit code: 0 when every run was consistent,
+// 1 on an error, on Ctrl-C, or when any run failed, so scripts cannot mistake a failure
+// for a result.
+func benchMain(args []string, stdout, stderr io.Writer) int {
+	o := newOptions()
+	fs := pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage+fs.FlagUsages()) }
+	if err := o.parse(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "bench-services: error: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	failed, err := run(ctx, o, stdout, stderr)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "bench-services: interrupted; every apiserver and etcd it started is stopped")
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "bench-services: error: %v\n", err)
+		return 1
+	case failed > 0:
+		fmt.Fprintf(stderr, "bench-services: %d run(s) failed (consistent=false); see the table above\n", failed)
+		return 1
+	}
+	return 0
+}

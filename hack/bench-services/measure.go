@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"path/filepath"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/netfork/netfork/internal/pki"
+)
+
+const (
+	// settleTimeout bounds the wait for extra ServiceCIDRs to reach the allocator and
+	// for the post-delete state to settle.
+	settleTimeout = 30 * time.Second
+	// bytesPerMB converts RSS for the report.
+	bytesPerMB = 1 << 20
+)
+
+// measure performs one run on a fresh cluster: set up, create and time N Services, check
+// consistency, delete and time them, check again, read the apiserver's peak RSS and stop
+// everything. Whatever goes wrong is recorded in the result, which is then not consistent.
+func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
+	start := time.Now()
+	c := spec.contender
+	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, CIDRs: spec.cidrs, Round: spec.round}
+	defer func() { r.finish(start) }()
+	fmt.Fprintf(log, "bench-services: %s: starting etcd and %s\n", spec.name(), c.binary(o))
+
+	cl, err := startCluster(ctx, o, c, p, dirs, spec.name())
+	if err != nil {
+		r.failf("starting: %v", err)
+		return r
+	}
+	defer cl.stop(!o.KeepData)
+	if err := prepare(ctx, o, cl, spec); err != nil {
+		r.failf("preparing: %v", err)
+		return r
+	}
+
+	defer startProfile(ctx, o, cl, spec, dirs, log)()
+	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
+	create := createServices(phaseCtx, cl.client, spec.n, o.Workers, c.headless)
+	cancel()
+	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
+	if create.failures > 0 {
+		r.failf("%d of %d creates failed, first: %v", create.failures, spec.n, create.firstFailure)
+	}
+	exp := expectations{services: spec.n, headless: c.headless, ipAddresses: c.ipAddresses, clusterIPBitmap: c.clusterIPBitmap}
+	snap, problems, err := checkNow(ctx, cl, exp)
+	if err != nil {
+		r.failf("after creating: %v", err)
+		return r
+	}
+	r.InExtraCIDRs = outsideDefaultRange(snap)
+	for _, problem := range problems {
+		r.failf("after creating: %s", problem)
+	}
+	if err := compact(ctx, cl.etcdClient); err != nil {
+		r.failf("%v", err)
+		return r
+	}
+
+	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
+	del := deleteServices(phaseCtx, cl.client, spec.n, o.Workers)
+	cancel()
+	r.DeletesPerSec, r.Delete, r.DeleteFailures = del.perSecond(spec.n), toMS(summarize(del.latencies)), del.failures
+	if del.failures > 0 {
+		r.failf("%d of %d deletes failed, first: %v", del.failures, spec.n, del.firstFailure)
+	}
+	exp.services = 0
+	if problems, err := checkSettled(ctx, cl, exp); err != nil {
+		r.failf("after deleting: %v", err)
+	} else {
+		for _, problem := range problems {
+			r.failf("after deleting: %s", problem)
+		}
+	}
+
+	select {
+	case <-cl.apiserver.done:
+		r.failf("%v", cl.apiserver.exitError())
+		return r
+	default:
+	}
+	rss, err := peakRSSBytes(cl.apiserver.pid())
+	if err != nil {
+		r.failf("%v", err)
+	}
+	r.PeakRSSMB = float64(rss) / bytesPerMB
+	return r
+}
+
+// prepare creates the bench namespace and the extra ServiceCIDRs, and waits until the
+// allocator can use the latter.
+func prepare(ctx context.Context, o *options, cl *cluster, spec runSpec) error {
+	if err := createNamespace(ctx, cl.client); err != nil {
+		return err
+	}
+	if spec.cidrs == 0 {
+		return nil
+	}
+	if err := createExtraCIDRs(ctx, cl.client, spec.cidrs, o.Workers); err != nil {
+		return err
+	}
+	if !spec.contender.usesServiceCIDRs {
+		return nil
+	}
+	return waitExtraCIDRsUsable(ctx, cl.client, spec.cidrs, settleTimeout)
+}
+
+// checkNow takes one snapshot and checks it.
+func checkNow(ctx context.Context, cl *cluster, exp expectations) (snapshot, []string, error) {
+	snap, err := takeSnapshot(ctx, cl.client, etcdBitmaps{client: cl.etcdClient})
+	if err != nil {
+		return snap, nil, err
+	}
+	return snap, check(snap, exp), nil
+}
+
+// checkSettled checks until the snapshot is consistent or settleTimeout passes, since a
+// release may reach etcd a moment after the delete call returns; a leak outlasts it.
+func checkSettled(ctx context.Context, cl *cluster, exp expectations) ([]string, error) {
+	deadline := time.Now().Add(settleTimeout)
+	for {
+		_, problems, err := checkNow(ctx, cl, exp)
+		if err != nil || len(problems) == 0 || time.Now().After(deadline) {
+			return problems, err
+		}
+		select {
+		case <-ctx.Done():
+			return problems, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// compact compacts etcd to its current revision between the phases, so the delete phase
+// reuses the space the create phase's bitmap revisions took instead of growing the database.
+func compact(ctx context.Context, client *clientv3.Client) error {
+	resp, err := client.Get(ctx, etcdPrefix+nodePortBitmapKey)
+	if err != nil {
+		return fmt.Errorf("compacting etcd: %w", err)
+	}
+	if _, err := client.Compact(ctx, resp.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
+		return fmt.Errorf("compacting etcd at revision %d: %w", resp.Header.Revision, err)
+	}
+	return nil
+}
+
+// outsideDefaultRange counts the ClusterIPs the allocator took from the extra ServiceCIDRs.
+func outsideDefaultRange(s snapshot) int {
+	def := netip.MustParsePrefix(serviceCIDR)
+	n := 0
+	for _, svc := range s.services {
+		for _, ip := range serviceClusterIPs(svc) {
+			if addr, err := netip.ParseAddr(ip); err == nil && !def.Contains(addr) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// startProfile takes a CPU profile of the profiled contender's apiserver from now on, in
+// the background, and returns a function that waits for it; a failed profile is a
+// warning, not a failed run, since it says nothing about the contender.
+func startProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, dirs layout, log io.Writer) func() {
+	if !o.Profile || spec.contender.name != profiledContender {
+		return func() {}
+	}
+	path := filepath.Join(dirs.profiles, "cpu-"+spec.name()+".pprof")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := cpuProfile(ctx, cl.client, o.ProfileDuration, path); err != nil {
+			fmt.Fprintf(log, "bench-services: %s: warning: %v\n", spec.name(), err)
+			return
+		}
+		fmt.Fprintf(log, "bench-services: %s: CPU profile in %s\n", spec.name(), path)
+	})
+	return wg.Wait
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// usage is printed above the flags by --help.
+const usage = `Usage: bench-services [flags]
+
+Creates and deletes N Services against each contender's kube-apiserver, each run on a
+fresh embedded etcd, and writes results.csv, results.json and latency.png to --output-dir.
+
+Flags:
+`
+
+const (
+	// maxExtraCIDRs is how many /24s fit in extraCIDRBase's /12.
+	maxExtraCIDRs = 1 << (24 - 12)
+	// maxProfileDuration keeps a profile request under the apiserver's 60s request timeout.
+	maxProfileDuration = 50 * time.Second
+	// defaultStopTimeout bounds an apiserver's graceful shutdown before it is killed.
+	defaultStopTimeout = 20 * time.Second
+)
+
+var (
+	// shortNs, shortCIDRs and shortRounds are `make bench`: small enough for 10 minutes on 2 cores.
+	shortNs, shortCIDRs, shortRounds = []int{1000, 10000}, []int{0}, 1
+	// fullNs, fullCIDRs and fullRounds are --full: the issue's whole matrix, three rounds for spread.
+	fullNs, fullCIDRs, fullRounds = []int{1000, 10000, 30000}, []int{0, 100, 1000}, 3
+)
+
+// options are the benchmark's flags.
+type options struct {
+	// Ns are the Service counts to run, each a run of its own.
+	Ns []int
+	// Workers is how many client goroutines create and delete concurrently.
+	Workers int
+	// CIDRs are the numbers of extra ServiceCIDRs to create before the Services.
+	CIDRs []int
+	// Rounds repeats the whole matrix, contenders interleaved, so noise shows as spread.
+	Rounds int
+	// Full switches Ns, CIDRs and Rounds to the full matrix unless they are set explicitly.
+	Full bool
+	// Contenders names the contenders to run, in order.
+	Contenders []string
+	// OutputDir receives results, the chart, logs, profiles and the runs' etcd data.
+	OutputDir string
+	// NetforkBinary and UpstreamBinary are the kube-apiservers the contenders run.
+	NetforkBinary, UpstreamBinary string
+	// Profile grabs a CPU profile of the netfork contender's apiserver during each create phase.
+	Profile bool
+	// ProfileDuration is the length of that profile.
+	ProfileDuration time.Duration
+	// PhaseTimeout bounds one create or delete phase; a run past it failed.
+	PhaseTimeout time.Duration
+	// ReadyTimeout bounds the wait for a new apiserver to serve.
+	ReadyTimeout time.Duration
+	// KeepData keeps each run's etcd data dir instead of removing it when the run ends.
+	KeepData bool
+}
+
+// newOptions returns the defaults `make bench` relies on.
+func newOptions() *options {
+	upstream := os.Getenv("NETFORK_UPSTREAM_APISERVER")
+	if upstream == "" {
+		upstream = "_output/upstream/kube-apiserver"
+	}
+	return &options{
+		Ns:              shortNs,
+		Workers:         100,
+		CIDRs:           shortCIDRs,
+		Rounds:          shortRounds,
+		Contenders:      contenderNames(),
+		OutputDir:       "_output/bench",
+		NetforkBinary:   "_output/bin/kube-apiserver",
+		UpstreamBinary:  upstream,
+		ProfileDuration: 30 * time.Second,
+		PhaseTimeout:    15 * time.Minute,
+		ReadyTimeout:    3 * time.Minute,
+	}
+}
+
+// addFlags binds the options to fs.
+func (o *options) addFlags(fs *pflag.FlagSet) {
+	fs.IntSliceVar(&o.Ns, "n", o.Ns, "numbers of Services to create and delete, one run each")
+	fs.IntVar(&o.Workers, "workers", o.Workers, "concurrent client workers")
+	fs.IntSliceVar(&o.CIDRs, "cidrs", o.CIDRs, fmt.Sprintf("numbers of extra /24 ServiceCIDRs (0-%d) to create before the Services, one run each", maxExtraCIDRs))
+	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds over the whole matrix, contenders interleaved; 3 or more show the machine's noise")
+	fs.BoolVar(&o.Full, "full", o.Full, fmt.Sprintf("run the full matrix: --n=%s --cidrs=%s --rounds=%d, unless those are set", joinInts(fullNs), joinInts(fullCIDRs), fullRounds))
+	fs.StringSliceVar(&o.Contenders, "contenders", o.Contenders, "contenders to run, in this order within a round")
+	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
+	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
+	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream v1.37.1 kube-apiserver built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken during each create phase")
+	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
+	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
+	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "bound on a new apiserver becoming ready")
+	fs.BoolVar(&o.KeepData, "keep-data", o.KeepData, "keep each run's etcd data dir (several GiB for the bitmap contenders at 10k)")
+}
+
+// parse reads args into o, applies --full and validates the result.
+func (o *options) parse(fs *pflag.FlagSet, args []string) error {
+	o.addFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.Full {
+		if !fs.Changed("n") {
+			o.Ns = fullNs
+		}
+		if !fs.Changed("cidrs") {
+			o.CIDRs = fullCIDRs
+		}
+		if !fs.Changed("rounds") {
+			o.Rounds = fullRounds
+		}
+	}
+	return o.validate()
+}
+
+// validate rejects options no run could complete with, naming the flag at fault.
+func (o *options) validate() error {
+	if len(o.Ns) == 0 {
+		return fmt.Errorf("--n: at least one Service count is required")
+	}
+	for _, n := range o.Ns {
+		if n < 1 {
+			return fmt.Errorf("--n: %d is not a positive number of Services", n)
+		}
+		if nodePorts := n / 2; nodePorts > nodePortCapacity {
+			return fmt.Errorf("--n: %d Services need %d NodePorts, more than the %d of --service-node-port-range=%s", n, nodePorts, nodePortCapacity, nodePortRange)
+		}
+	}
+	if len(o.CIDRs) == 0 {
+		return fmt.Errorf("--cidrs: at least one count is required (0 for none)")
+	}
+	for _, k := range o.CIDRs {
+		if k < 0 || k > maxExtraCIDRs {
+			return fmt.Errorf("--cidrs: %d is outside 0-%d", k, maxExtraCIDRs)
+		}
+	}
+	if o.Workers < 1 {
+		return fmt.Errorf("--workers: %d is not a positive number of workers", o.Workers)
+	}
+	if o.Rounds < 1 {
+		return fmt.Errorf("--rounds: %d is not a positive number of rounds", o.Rounds)
+	}
+	if o.PhaseTimeout <= 0 || o.ReadyTimeout <= 0 {
+		return fmt.Errorf("--phase-timeout and --ready-timeout must be positive")
+	}
+	if o.Profile && (o.ProfileDuration < time.Second || o.ProfileDuration > maxProfileDuration) {
+		return fmt.Errorf("--profile-duration: %s is outside 1s-%s (the apiserver times requests out at 60s)", o.ProfileDuration, maxProfileDuration)
+	}
+	if len(o.Contenders) == 0 {
+		return fmt.Errorf("--contenders: at least one contender is required")
+	}
+	seen := map[string]bool{}
+	for _, name := range o.Contenders {
+		c, ok := lookupContender(name)
+		if !ok {
+			return fmt.Errorf("--contenders: unknown contender %q (known: %v)", name, contenderNames())
+		}
+		if seen[name] {
+			return fmt.Errorf("--contenders: %q is listed twice", name)
+		}
+		seen[name] = true
+		if err := checkBinary(c.binaryFlag, c.binary(o)); err != nil {
+			return err
+		}
+	}
+	if o.Profile && !slices.Contains(o.Contenders, profiledContender) {
+		return fmt.Errorf("--profile profiles the %s contender, which --contenders leaves out", profiledContender)
+	}
+	return nil
+}
+
+// checkBinary fails early, naming the flag, when a contender's binary cannot run.
+func checkBinary(flag, path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--%s: %w", flag, err)
+	}
+	if info.IsDir() || info.Mode()&0o111 == 0 {
+		return fmt.Errorf("--%s: %s is not an executable file", flag, path)
+	}
+	return nil
+}
+
+// joinInts spells a list as its flag value: 1000,10000.
+func joinInts(values []int) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}

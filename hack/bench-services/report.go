@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// csvHeader is results.csv's header, exactly as the issue specifies it.
+var csvHeader = []string{
+	"contender", "n", "workers", "cidrs", "round",
+	"creates_per_s", "create_p50_ms", "create_p90_ms", "create_p99_ms", "create_max_ms",
+	"deletes_per_s", "delete_p99_ms", "peak_rss_mb", "consistent",
+}
+
+// csvRecord is one result as a results.csv row, in csvHeader's order.
+func csvRecord(r result) []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	return []string{
+		r.Contender, strconv.Itoa(r.N), strconv.Itoa(r.Workers), strconv.Itoa(r.CIDRs), strconv.Itoa(r.Round),
+		f(r.CreatesPerSec), f(r.Create.P50), f(r.Create.P90), f(r.Create.P99), f(r.Create.Max),
+		f(r.DeletesPerSec), f(r.Delete.P99), f(r.PeakRSSMB), strconv.FormatBool(r.Consistent),
+	}
+}
+
+// writeCSVTo writes the header and one row per result.
+func writeCSVTo(w io.Writer, results []result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if err := cw.Write(csvRecord(r)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeCSV replaces path with the results so far, through a temporary file so a reader
+// never sees half a table.
+func writeCSV(path string, results []result) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return writeCSVTo(w, results) })
+}
+
+// writeJSON writes every measurement, including what the CSV leaves out.
+func writeJSON(path string, results []result) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	})
+}
+
+// writeFileAtomic writes path's new content next to it and renames it into place.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// describe is one run's progress line.
+func describe(r result) string {
+	status := "consistent"
+	if !r.Consistent {
+		status = "FAILED: " + strings.Join(r.Problems, "; ")
+	}
+	spread := ""
+	if r.CIDRs > 0 {
+		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
+	}
+	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %.0fs; %s",
+		r.Contender, r.N, r.CIDRs, r.Round, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
+		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.WallSeconds, status)
+}
+
+// cell is one (N, K) pair of the matrix.
+type cell struct{ n, cidrs int }
+
+// cells lists the matrix's (N, K) pairs in the order they ran.
+func cells(results []result) []cell {
+	var out []cell
+	for _, r := range results {
+		if c := (cell{r.N, r.CIDRs}); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// aggregate is a contender's runs of one cell, reduced to medians across rounds.
+type aggregate struct {
+	rounds                              int
+	createsPerSec, p50, p90, p99, max   float64
+	deletesPerSec, deleteP99, peakRSSMB float64
+	consistent                          bool
+	createsPerSecAll                    []float64
+}
+
+// aggregateOf reduces a contender's runs of a cell; ok is false when it has none.
+func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
+	a := aggregate{consistent: true}
+	var p50, p90, p99, mx, dps, dp99, rss []float64
+	for _, r := range results {
+		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
+			continue
+		}
+		a.rounds++
+		a.consistent = a.consistent && r.Consistent
+		a.createsPerSecAll = append(a.createsPerSecAll, r.CreatesPerSec)
+		p50, p90, p99, mx = append(p50, r.Create.P50), append(p90, r.Create.P90), append(p99, r.Create.P99), append(mx, r.Create.Max)
+		dps, dp99, rss = append(dps, r.DeletesPerSec), append(dp99, r.Delete.P99), append(rss, r.PeakRSSMB)
+	}
+	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
+	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(dps), median(dp99), median(rss)
+	return a, a.rounds > 0
+}
+
+// ratio formats a/b, or "-" when b is zero.
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+// printSummary prints one line per contender and cell, medians across rounds, with each
+// contender's creates/s and p99 as ratios to netfork's.
+func printSummary(w io.Writer, results []result, contenders []string) {
+	fmt.Fprintln(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tconsistent\t")
+	for _, c := range cells(results) {
+		base, hasBase := aggregateOf(results, baselineContender, c)
+		for _, name := range contenders {
+			a, ok := aggregateOf(results, name, c)
+			if !ok {
+				continue
+			}
+			vsRate, vsP99 := "-", "-"
+			if hasBase {
+				vsRate, vsP99 = ratio(a.createsPerSec, base.createsPerSec), ratio(a.p99, base.p99)
+			}
+			status := "true"
+			if !a.consistent {
+				status = "FAILED"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%s\t\n",
+				c.n, c.cidrs, name, a.createsPerSec, vsRate, a.p50, a.p90, a.p99, vsP99, a.max,
+				a.deletesPerSec, a.deleteP99, a.peakRSSMB, status)
+		}
+	}
+	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.
+}
+
+// printSpread prints how creates/s varied across rounds, the machine's noise.
+func printSpread(w io.Writer, results []result, contenders []string) {
+	fmt.Fprintln(w, "\nspread of creates/s across rounds (min-max, coefficient of variation):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\trounds\tmin\tmax\tCV\t")
+	for _, c := range cells(results) {
+		for _, name := range contenders {
+			a, ok := aggregateOf(results, name, c)
+			if !ok {
+				continue
+			}
+			s := spreadOf(a.createsPerSecAll)
+			cv := "-"
+			if a.rounds > 1 {
+				cv = fmt.Sprintf("%.1f%%", 100*s.CV)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.0f\t%.0f\t%s\t\n", c.n, c.cidrs, name, a.rounds, s.Min, s.Max, cv)
+		}
+	}
+	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// result is everything one run measured.
+type result struct {
+	Contender string `json:"contender"`
+	N         int    `json:"n"`
+	Workers   int    `json:"workers"`
+	CIDRs     int    `json:"cidrs"`
+	Round     int    `json:"round"`
+
+	CreatesPerSec  float64   `json:"creates_per_s"`
+	Create         latencyMS `json:"create_latency"`
+	CreateFailures int       `json:"create_failures"`
+	DeletesPerSec  float64   `json:"deletes_per_s"`
+	Delete         latencyMS `json:"delete_latency"`
+	DeleteFailures int       `json:"delete_failures"`
+	PeakRSSMB      float64   `json:"peak_rss_mb"`
+	// InExtraCIDRs counts ClusterIPs outside the default range: how the allocator spread them.
+	InExtraCIDRs int `json:"clusterips_in_extra_cidrs"`
+
+	Consistent bool `json:"consistent"`
+	// Problems say why a run is not consistent: failed requests, a failed check, an error.
+	Problems []string `json:"problems,omitempty"`
+	// WallSeconds is the run's whole time, apiserver start and checks included.
+	WallSeconds float64 `json:"wall_s"`
+}
+
+// latencyMS are a phase's latency percentiles in milliseconds.
+type latencyMS struct {
+	P50 float64 `json:"p50_ms"`
+	P90 float64 `json:"p90_ms"`
+	P99 float64 `json:"p99_ms"`
+	Max float64 `json:"max_ms"`
+}
+
+// toMS converts a summary for the report.
+func toMS(s latencySummary) latencyMS {
+	return latencyMS{P50: milliseconds(s.P50), P90: milliseconds(s.P90), P99: milliseconds(s.P99), Max: milliseconds(s.Max)}
+}
+
+// failf records why the run failed.
+func (r *result) failf(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// finish marks the run consistent only when nothing failed.
+func (r *result) finish(start time.Time) {
+	r.Consistent = len(r.Problems) == 0
+	r.WallSeconds = time.Since(start).Seconds()
+}

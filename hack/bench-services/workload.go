@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+)
+
+// benchNamespace holds every Service the benchmark creates, so checks can tell them from
+// the kubernetes Service.
+const benchNamespace = "bench"
+
+// phase is what one create or delete phase measured.
+type phase struct {
+	// latencies are the client-side durations of the calls that succeeded.
+	latencies []time.Duration
+	// elapsed runs from the first call's start to the last call's end.
+	elapsed time.Duration
+	// failures counts calls that returned an error; firstFailure is the first of them.
+	failures     int
+	firstFailure error
+}
+
+// perSecond is the phase's throughput over all n calls, the failed ones included.
+func (p phase) perSecond(n int) float64 {
+	if p.elapsed <= 0 {
+		return 0
+	}
+	return float64(n) / p.elapsed.Seconds()
+}
+
+// runPhase calls op for 0..n-1 from workers goroutines and times each call, so one slow
+// call delays only its own worker; it stops handing out work when ctx ends.
+func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, i int) error) phase {
+	indexes := make(chan int)
+	results := make([]phase, workers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		wg.Go(func() {
+			r := &results[w]
+			for i := range indexes {
+				callStart := time.Now()
+				err := op(ctx, i)
+				if err != nil {
+					r.failures++
+					if r.firstFailure == nil {
+						r.firstFailure = fmt.Errorf("call %d: %w", i, err)
+					}
+					continue
+				}
+				r.latencies = append(r.latencies, time.Since(callStart))
+			}
+		})
+	}
+feed:
+	for i := range n {
+		select {
+		case indexes <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(indexes)
+	wg.Wait()
+	total := phase{elapsed: time.Since(start)}
+	for _, r := range results {
+		total.latencies = append(total.latencies, r.latencies...)
+		total.failures += r.failures
+		if total.firstFailure == nil {
+			total.firstFailure = r.firstFailure
+		}
+	}
+	if ctx.Err() != nil && total.firstFailure == nil {
+		total.firstFailure = ctx.Err()
+	}
+	return total
+}
+
+// serviceName names the i-th Service; the padding keeps listings in creation order.
+func serviceName(i int) string {
+	return fmt.Sprintf("svc-%06d", i)
+}
+
+// isNodePort says whether the i-th Service is a NodePort Service: every other one.
+func isNodePort(i int, headless bool) bool {
+	return !headless && i%2 == 1
+}
+
+// benchService is the i-th Service: one TCP port, ClusterIP or NodePort alternately, or
+// headless for the floor; it asks for no particular address, so the allocator chooses.
+func benchService(i int, headless bool) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: serviceName(i), Namespace: benchNamespace},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{"app": "bench"},
+			Ports: []corev1.ServicePort{{
+				Name: "http", Protocol: corev1.ProtocolTCP, Port: 80, TargetPort: intstr.FromInt32(8080),
+			}},
+		},
+	}
+	if headless {
+		svc.Spec.ClusterIP = corev1.ClusterIPNone
+	}
+	if isNodePort(i, headless) {
+		svc.Spec.Type = corev1.ServiceTypeNodePort
+	}
+	return svc
+}
+
+// createServices creates n Services and measures each call.
+func createServices(ctx context.Context, client kubernetes.Interface, n, workers int, headless bool) phase {
+	return runPhase(ctx, n, workers, func(ctx context.Context, i int) error {
+		_, err := client.CoreV1().Services(benchNamespace).Create(ctx, benchService(i, headless), metav1.CreateOptions{})
+		return err
+	})
+}
+
+// deleteServices deletes the n Services and measures each call.
+func deleteServices(ctx context.Context, client kubernetes.Interface, n, workers int) phase {
+	return runPhase(ctx, n, workers, func(ctx context.Context, i int) error {
+		return client.CoreV1().Services(benchNamespace).Delete(ctx, serviceName(i), metav1.DeleteOptions{})
+	})
+}
+
+// createNamespace creates the namespace the Services go in.
+func createNamespace(ctx context.Context, client kubernetes.Interface) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", benchNamespace, err)
+	}
+	return nil
+}
