@@ -7,6 +7,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 )
 
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/ipallocator
@@ -78,25 +79,54 @@ var registerMetricsOnce sync.Once
 
 // registerMetrics registers the collectors in the legacy registry once per process.
 //
-// Register, not MustRegister: until netfork's multi-CIDR allocator replaces
-// upstream's MetaAllocator (issue 4), upstream's ipallocator may already have
-// registered collectors with these very descriptors in the same process (its
-// MetaAllocator's EnableMetrics), and the registry refuses a second collector
-// for a name. That must not panic the apiserver. The collectors are still
-// created by Register, so netfork's ranges keep counting, only not exported,
-// while upstream's allocator exports its own numbers under the names.
+// Until netfork's multi-CIDR allocator replaces upstream's MetaAllocator
+// (issue 4), upstream's ipallocator registers collectors with these very
+// names, with MustRegister, once per process, the first time one of its
+// allocators enables metrics. Registering netfork's first would make that
+// later MustRegister panic (an apiserver process, or a test binary starting
+// apiservers with the gates set both ways). So netfork first has upstream
+// register its own, through a throwaway Range, which builds nothing, then
+// takes the names over: Register, not MustRegister; on a clash, unregister the
+// collector already there (it has netfork's descriptors, so Unregister with
+// netfork's removes it) and register again. In either order nothing panics,
+// and netfork's numbers are exported once a netfork Range enables metrics,
+// which only happens with MultiCIDRServiceAllocator off, where upstream's
+// allocators have nothing to count. Should it still fail, netfork's
+// collectors count unexported; that is logged once at V(2).
 func registerMetrics() {
 	registerMetricsOnce.Do(func() {
+		new(upstreamipallocator.Range).EnableMetrics()
 		logger := klog.Background()
 		for _, c := range []metrics.Registerable{
 			clusterIPAllocated, clusterIPAvailable, clusterIPAllocations,
 			clusterIPAllocationErrors, clusterIPAllocationLatency,
 		} {
-			if err := legacyregistry.Register(c); err != nil {
-				logger.V(2).Info("ClusterIP allocator metric already registered, probably by upstream's allocator in the same process; netfork's bitmap will not export it", "metric", c.FQName(), "err", err)
+			clash, err := registerOver(c)
+			registrationClashes[c.FQName()] = clash
+			if err != nil {
+				logger.V(2).Info("ClusterIP allocator metric not registered; netfork's bitmap will not export it", "metric", c.FQName(), "err", err)
 			}
 		}
 	})
+}
+
+// registrationClashes is, per metric, the error the legacy registry gave
+// when netfork's collector was first registered: upstream's collector of the
+// same descriptors (fully-qualified name, help, label names) being there
+// gives prometheus's AlreadyRegisteredError; other descriptors, another error.
+var registrationClashes = map[string]error{}
+
+// registerOver registers c in the legacy registry in place of a collector
+// registered there with c's descriptors, returning the first attempt's error.
+func registerOver(c metrics.Registerable) (clash, err error) {
+	clash = legacyregistry.Register(c)
+	if clash == nil {
+		return nil, nil
+	}
+	if !legacyregistry.Registerer().Unregister(c) {
+		return clash, clash
+	}
+	return clash, legacyregistry.Register(c)
 }
 
 // scope is the kind of allocation, as upstream labels it: static when the

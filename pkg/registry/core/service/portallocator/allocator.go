@@ -105,7 +105,7 @@ func (a *PortAllocator) AllocateNext() (int, error) {
 func (a *PortAllocator) Release(port int) error {
 	offset, ok := a.offset(port)
 	if !ok {
-		klog.Background().Info("Warning: releasing a NodePort outside the range", "port", port, "range", a.rangeSpec)
+		klog.Background().Info("Not releasing a NodePort outside the range", "port", port, "range", a.rangeSpec)
 		return nil
 	}
 	if err := a.alloc.Release(offset); err != nil {

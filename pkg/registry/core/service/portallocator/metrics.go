@@ -6,6 +6,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
 )
 
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/portallocator
@@ -62,21 +63,46 @@ var (
 var registerMetricsOnce sync.Once
 
 // registerMetrics registers the collectors in the legacy registry once per
-// process. Register, not MustRegister: upstream's portallocator registers
-// collectors with these descriptors when one of its allocators enables
-// metrics in the same process (a test that also runs upstream), and that must
-// not panic; netfork's collectors then count without being exported.
+// process. Upstream's portallocator registers collectors with these names
+// with MustRegister the first time one of its allocators enables metrics (a
+// test binary that also runs upstream's), which would panic if netfork's were
+// there first. As in netfork's ipallocator, upstream registers first, through
+// a throwaway PortAllocator that builds nothing, and netfork's collectors then
+// take the names over; a failure is logged once at V(2) and netfork's
+// collectors count unexported.
 func registerMetrics() {
 	registerMetricsOnce.Do(func() {
+		new(upstreamportallocator.PortAllocator).EnableMetrics()
 		logger := klog.Background()
 		for _, c := range []metrics.Registerable{
 			nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors,
 		} {
-			if err := legacyregistry.Register(c); err != nil {
-				logger.V(2).Info("NodePort allocator metric already registered, probably by upstream's allocator in the same process; netfork's will not export it", "metric", c.FQName(), "err", err)
+			clash, err := registerOver(c)
+			registrationClashes[c.FQName()] = clash
+			if err != nil {
+				logger.V(2).Info("NodePort allocator metric not registered; netfork's allocator will not export it", "metric", c.FQName(), "err", err)
 			}
 		}
 	})
+}
+
+// registrationClashes is, per metric, the error the legacy registry gave
+// when netfork's collector was first registered: upstream's collector of the
+// same descriptors (fully-qualified name, help, label names) being there
+// gives prometheus's AlreadyRegisteredError; other descriptors, another error.
+var registrationClashes = map[string]error{}
+
+// registerOver registers c in the legacy registry in place of a collector
+// registered there with c's descriptors, returning the first attempt's error.
+func registerOver(c metrics.Registerable) (clash, err error) {
+	clash = legacyregistry.Register(c)
+	if clash == nil {
+		return nil, nil
+	}
+	if !legacyregistry.Registerer().Unregister(c) {
+		return clash, clash
+	}
+	return clash, legacyregistry.Register(c)
 }
 
 // scope is the kind of allocation, as upstream labels it: static when the

@@ -1,0 +1,81 @@
+package ipallocator
+
+import (
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"testing"
+
+	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+)
+
+// mustCIDR parses a CIDR fixture.
+func mustCIDR(t testing.TB, s string) *net.IPNet {
+	t.Helper()
+	_, cidr, err := netutils.ParseCIDRSloppy(s)
+	if err != nil {
+		t.Fatalf("ParseCIDR(%q): %v", s, err)
+	}
+	return cidr
+}
+
+// newTestRange is an in-memory Range over cidr with a fixed random seed, so a failing test replays.
+func newTestRange(t testing.TB, cidr string) *Range {
+	t.Helper()
+	r, err := New(mustCIDR(t, cidr), func(size int, rangeSpec string, band int) (upstreamallocator.Interface, error) {
+		return allocator.NewAllocationMap(size, rangeSpec, band, allocator.WithRandSource(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatalf("New(%s): %v", cidr, err)
+	}
+	return r
+}
+
+// newUpstreamRange is upstream's in-memory Range over cidr, to compare with.
+func newUpstreamRange(t testing.TB, cidr string) *upstreamipallocator.Range {
+	t.Helper()
+	r, err := upstreamipallocator.NewInMemory(mustCIDR(t, cidr))
+	if err != nil {
+		t.Fatalf("upstream NewInMemory(%s): %v", cidr, err)
+	}
+	return r
+}
+
+// ip parses an address fixture.
+func ip(t testing.TB, s string) net.IP {
+	t.Helper()
+	parsed := netutils.ParseIPSloppy(s)
+	if parsed == nil {
+		t.Fatalf("ParseIP(%q) failed", s)
+	}
+	return parsed
+}
+
+// addr is ip as a netip.Addr, IPv4 in 4-byte form, for ordering.
+func addr(t testing.TB, ip net.IP) netip.Addr {
+	t.Helper()
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		t.Fatalf("%v is not an address", ip)
+	}
+	return a.Unmap()
+}
+
+// between tells whether ip is in [lo, hi].
+func between(t testing.TB, ip net.IP, lo, hi string) bool {
+	t.Helper()
+	a := addr(t, ip)
+	return addr(t, netutils.ParseIPSloppy(lo)).Compare(a) <= 0 && a.Compare(addr(t, netutils.ParseIPSloppy(hi))) <= 0
+}
+
+// errText is err's message, "" for nil, so errors from two allocators compare as the API would show them.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

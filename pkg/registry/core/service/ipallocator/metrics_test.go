@@ -1,0 +1,135 @@
+package ipallocator
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
+)
+
+// alreadyRegistered is prometheus's AlreadyRegisteredError text: the registry
+// gives it only for a collector with the same name, help and label names.
+const alreadyRegistered = "duplicate metrics collector registration attempted"
+
+// metricsCIDR is the range only the metrics tests enable metrics on.
+const metricsCIDR = "10.10.0.0/28"
+
+var exportedNames = []string{
+	"kube_apiserver_clusterip_allocator_allocated_ips",
+	"kube_apiserver_clusterip_allocator_available_ips",
+	"kube_apiserver_clusterip_allocator_allocation_total",
+	"kube_apiserver_clusterip_allocator_allocation_errors_total",
+}
+
+func TestMetrics(t *testing.T) {
+	// Upstream's allocator registers its collectors first, as its
+	// MetaAllocator does when MultiCIDRServiceAllocator is on.
+	newUpstreamRange(t, "10.9.0.0/24").EnableMetrics()
+
+	r := newTestRange(t, metricsCIDR)
+	r.EnableMetrics()
+	newUpstreamRange(t, "10.9.1.0/24").EnableMetrics() // no panic either way round
+
+	for _, c := range []metrics.Registerable{clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency} {
+		if got := errText(registrationClashes[c.FQName()]); got != alreadyRegistered {
+			t.Errorf("%s: registering over upstream's gave %q, want %q: the descriptors differ from upstream's", c.FQName(), got, alreadyRegistered)
+		}
+	}
+
+	type step struct {
+		name    string
+		do      func() error
+		wantErr bool
+	}
+	steps := []step{
+		{"static", func() error { return r.Allocate(ip(t, "10.10.0.1")) }, false},
+		{"static, taken", func() error { return r.Allocate(ip(t, "10.10.0.1")) }, true},
+		{"static, out of range", func() error { return r.Allocate(ip(t, "10.10.1.1")) }, true},
+		{"dry run, not counted", func() error { return r.DryRun().Allocate(ip(t, "10.10.1.1")) }, true},
+	}
+	allocateNext := func() error { _, err := r.AllocateNext(); return err }
+	for range 13 {
+		steps = append(steps, step{"dynamic", allocateNext, false})
+	}
+	steps = append(steps,
+		step{"dynamic, full", allocateNext, true},
+		step{"release", func() error { return r.Release(ip(t, "10.10.0.1")) }, false},
+	)
+	for _, s := range steps {
+		if err := s.do(); (err != nil) != s.wantErr {
+			t.Fatalf("%s: error %v, want error %v", s.name, err, s.wantErr)
+		}
+	}
+
+	want := `
+# HELP kube_apiserver_clusterip_allocator_allocated_ips [ALPHA] Gauge measuring the number of allocated IPs for Services
+# TYPE kube_apiserver_clusterip_allocator_allocated_ips gauge
+kube_apiserver_clusterip_allocator_allocated_ips{cidr="10.10.0.0/28"} 13
+# HELP kube_apiserver_clusterip_allocator_available_ips [ALPHA] Gauge measuring the number of available IPs for Services
+# TYPE kube_apiserver_clusterip_allocator_available_ips gauge
+kube_apiserver_clusterip_allocator_available_ips{cidr="10.10.0.0/28"} 1
+# HELP kube_apiserver_clusterip_allocator_allocation_total [ALPHA] Number of Cluster IPs allocations
+# TYPE kube_apiserver_clusterip_allocator_allocation_total counter
+kube_apiserver_clusterip_allocator_allocation_total{cidr="10.10.0.0/28",scope="dynamic"} 13
+kube_apiserver_clusterip_allocator_allocation_total{cidr="10.10.0.0/28",scope="static"} 1
+# HELP kube_apiserver_clusterip_allocator_allocation_errors_total [ALPHA] Number of errors trying to allocate Cluster IPs
+# TYPE kube_apiserver_clusterip_allocator_allocation_errors_total counter
+kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.10.0.0/28",scope="dynamic"} 1
+kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.10.0.0/28",scope="static"} 2
+`
+	if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want), exportedNames...); err != nil {
+		t.Errorf("exported metrics: %v", err)
+	}
+
+	latency, err := testutil.GetHistogramVecFromGatherer(legacyregistry.DefaultGatherer,
+		"kube_apiserver_clusterip_allocator_allocation_duration_seconds", map[string]string{"cidr": metricsCIDR})
+	if err != nil {
+		t.Fatalf("allocation_duration_seconds: %v", err)
+	}
+	if got := latency.GetAggregatedSampleCount(); got != 14 {
+		t.Errorf("allocation_duration_seconds count = %d, want 14 successful allocations", got)
+	}
+	for _, h := range latency {
+		var bounds []float64
+		for _, b := range h.GetBucket() {
+			bounds = append(bounds, b.GetUpperBound())
+		}
+		if !slices.Equal(bounds, metrics.DefBuckets) {
+			t.Errorf("allocation_duration_seconds buckets = %v, want upstream's DefBuckets", bounds)
+		}
+	}
+}
+
+// TestMetricsNetforkFirst runs in a child process, where no collector is
+// registered yet, the order TestMetrics cannot: netfork's range enables
+// metrics before any upstream allocator does, which must not make upstream's
+// MustRegister panic, and netfork's numbers must be the ones exported.
+func TestMetricsNetforkFirst(t *testing.T) {
+	if os.Getenv("NETFORK_METRICS_CHILD") == "1" {
+		r := newTestRange(t, metricsCIDR)
+		r.EnableMetrics()
+		newUpstreamRange(t, "10.9.0.0/24").EnableMetrics()
+		if err := r.Allocate(ip(t, "10.10.0.1")); err != nil {
+			t.Fatalf("Allocate: %v", err)
+		}
+		want := `
+# HELP kube_apiserver_clusterip_allocator_allocated_ips [ALPHA] Gauge measuring the number of allocated IPs for Services
+# TYPE kube_apiserver_clusterip_allocator_allocated_ips gauge
+kube_apiserver_clusterip_allocator_allocated_ips{cidr="10.10.0.0/28"} 1
+`
+		if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want), exportedNames[0]); err != nil {
+			t.Errorf("exported metrics: %v", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMetricsNetforkFirst$", "-test.v")
+	cmd.Env = append(os.Environ(), "NETFORK_METRICS_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+}

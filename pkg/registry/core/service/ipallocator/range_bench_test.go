@@ -1,0 +1,67 @@
+package ipallocator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"testing"
+
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+	netutils "k8s.io/utils/net"
+)
+
+// BenchmarkRangeAllocateNext measures one AllocateNext and the Release of the
+// address it returned on a /16 (65278 addresses in the dynamic band) with a
+// fixed share of the dynamic band allocated, through upstream's interface, on
+// netfork's Range and on upstream's over the same addresses.
+func BenchmarkRangeAllocateNext(b *testing.B) {
+	const cidr = "10.96.0.0/16"
+	for _, fill := range []float64{0.01, 0.50, 0.999} {
+		used := dynamicBandSubset(b, cidr, fill)
+		name := fmt.Sprintf("range=slash16/used=%g%%", fill*100)
+		b.Run("impl=netfork/"+name, func(b *testing.B) {
+			benchAllocateNextRelease(b, fillRange(b, newTestRange(b, cidr), used))
+		})
+		b.Run("impl=upstream/"+name, func(b *testing.B) {
+			benchAllocateNextRelease(b, fillRange(b, newUpstreamRange(b, cidr), used))
+		})
+	}
+}
+
+// dynamicBandSubset is a fixed random share fill of cidr's dynamic band.
+func dynamicBandSubset(b *testing.B, cidr string, fill float64) []net.IP {
+	r := newTestRange(b, cidr)
+	dynamic := r.size - r.band
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ips []net.IP
+	for _, i := range rng.Perm(dynamic)[:int(float64(dynamic)*fill)] {
+		ip, err := netutils.GetIndexedIP(mustCIDR(b, cidr), 1+r.band+i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ips = append(ips, ip)
+	}
+	return ips
+}
+
+func fillRange(b *testing.B, r upstreamipallocator.Interface, ips []net.IP) upstreamipallocator.Interface {
+	for _, ip := range ips {
+		if err := r.Allocate(ip); err != nil {
+			b.Fatalf("Allocate(%s): %v", ip, err)
+		}
+	}
+	return r
+}
+
+func benchAllocateNextRelease(b *testing.B, r upstreamipallocator.Interface) {
+	b.ReportAllocs()
+	for b.Loop() {
+		ip, err := r.AllocateNext()
+		if err != nil {
+			b.Fatalf("AllocateNext: %v", err)
+		}
+		if err := r.Release(ip); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package portallocator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
+)
+
+// BenchmarkPortAllocatorAllocateNext measures one AllocateNext and the
+// Release of the port it returned on upstream's default range with a fixed
+// share of the dynamic band allocated, through upstream's interface, on
+// netfork's PortAllocator and on upstream's over the same ports.
+func BenchmarkPortAllocatorAllocateNext(b *testing.B) {
+	const portRange = "30000-32767"
+	for _, fill := range []float64{0.50, 0.999} {
+		a := newTestAllocator(b, portRange)
+		base, size, band := a.portRange.Base, a.portRange.Size, 86
+		rng := rand.New(rand.NewPCG(5, 6))
+		var used []int
+		for _, i := range rng.Perm(size - band)[:int(float64(size-band)*fill)] {
+			used = append(used, base+band+i)
+		}
+		name := fmt.Sprintf("range=30000-32767/used=%g%%", fill*100)
+		b.Run("impl=netfork/"+name, func(b *testing.B) {
+			benchAllocateNextRelease(b, fillPorts(b, newTestAllocator(b, portRange), used))
+		})
+		b.Run("impl=upstream/"+name, func(b *testing.B) {
+			benchAllocateNextRelease(b, fillPorts(b, newUpstreamAllocator(b, portRange), used))
+		})
+	}
+}
+
+func fillPorts(b *testing.B, a upstreamportallocator.Interface, ports []int) upstreamportallocator.Interface {
+	for _, p := range ports {
+		if err := a.Allocate(p); err != nil {
+			b.Fatalf("Allocate(%d): %v", p, err)
+		}
+	}
+	return a
+}
+
+func benchAllocateNextRelease(b *testing.B, a upstreamportallocator.Interface) {
+	b.ReportAllocs()
+	for b.Loop() {
+		port, err := a.AllocateNext()
+		if err != nil {
+			b.Fatalf("AllocateNext: %v", err)
+		}
+		if err := a.Release(port); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

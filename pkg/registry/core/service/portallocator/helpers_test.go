@@ -1,0 +1,52 @@
+package portallocator
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
+	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+)
+
+// mustPortRange parses a port range fixture.
+func mustPortRange(t testing.TB, s string) utilnet.PortRange {
+	t.Helper()
+	pr, err := utilnet.ParsePortRange(s)
+	if err != nil {
+		t.Fatalf("ParsePortRange(%q): %v", s, err)
+	}
+	return *pr
+}
+
+// newTestAllocator is an in-memory PortAllocator over pr with a fixed random seed, so a failing test replays.
+func newTestAllocator(t testing.TB, pr string) *PortAllocator {
+	t.Helper()
+	a, err := New(mustPortRange(t, pr), func(size int, rangeSpec string, band int) (upstreamallocator.Interface, error) {
+		return allocator.NewAllocationMap(size, rangeSpec, band, allocator.WithRandSource(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatalf("New(%s): %v", pr, err)
+	}
+	return a
+}
+
+// newUpstreamAllocator is upstream's in-memory PortAllocator over pr, to compare with.
+func newUpstreamAllocator(t testing.TB, pr string) *upstreamportallocator.PortAllocator {
+	t.Helper()
+	a, err := upstreamportallocator.NewInMemory(mustPortRange(t, pr))
+	if err != nil {
+		t.Fatalf("upstream NewInMemory(%s): %v", pr, err)
+	}
+	return a
+}
+
+// errText is err's message, "" for nil, so errors from two allocators compare as the API would show them.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,110 @@
+package portallocator
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
+)
+
+// alreadyRegistered is prometheus's AlreadyRegisteredError text: the registry
+// gives it only for a collector with the same name, help and label names.
+const alreadyRegistered = "duplicate metrics collector registration attempted"
+
+var exportedNames = []string{
+	"kube_apiserver_nodeport_allocator_allocated_ports",
+	"kube_apiserver_nodeport_allocator_available_ports",
+	"kube_apiserver_nodeport_allocator_allocation_total",
+	"kube_apiserver_nodeport_allocator_allocation_errors_total",
+}
+
+func TestMetrics(t *testing.T) {
+	// An upstream allocator in the same process registers its collectors first.
+	newUpstreamAllocator(t, "30000-30100").EnableMetrics()
+
+	a := newTestAllocator(t, "30000-30015")
+	a.EnableMetrics()
+	newUpstreamAllocator(t, "30000-30100").EnableMetrics() // no panic either way round
+
+	for _, c := range []metrics.Registerable{nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors} {
+		if got := errText(registrationClashes[c.FQName()]); got != alreadyRegistered {
+			t.Errorf("%s: registering over upstream's gave %q, want %q: the descriptors differ from upstream's", c.FQName(), got, alreadyRegistered)
+		}
+	}
+
+	type step struct {
+		name    string
+		do      func() error
+		wantErr bool
+	}
+	allocateNext := func() error { _, err := a.AllocateNext(); return err }
+	steps := []step{
+		{"static", func() error { return a.Allocate(30000) }, false},
+		{"static, taken", func() error { return a.Allocate(30000) }, true},
+		{"static, out of range", func() error { return a.Allocate(29999) }, true},
+	}
+	for range 15 {
+		steps = append(steps, step{"dynamic", allocateNext, false})
+	}
+	steps = append(steps,
+		step{"dynamic, full", allocateNext, true},
+		step{"release", func() error { return a.Release(30000) }, false},
+	)
+	for _, s := range steps {
+		if err := s.do(); (err != nil) != s.wantErr {
+			t.Fatalf("%s: error %v, want error %v", s.name, err, s.wantErr)
+		}
+	}
+
+	want := `
+# HELP kube_apiserver_nodeport_allocator_allocated_ports [ALPHA] Gauge measuring the number of allocated NodePorts for Services
+# TYPE kube_apiserver_nodeport_allocator_allocated_ports gauge
+kube_apiserver_nodeport_allocator_allocated_ports 15
+# HELP kube_apiserver_nodeport_allocator_available_ports [ALPHA] Gauge measuring the number of available NodePorts for Services
+# TYPE kube_apiserver_nodeport_allocator_available_ports gauge
+kube_apiserver_nodeport_allocator_available_ports 1
+# HELP kube_apiserver_nodeport_allocator_allocation_total [ALPHA] Number of NodePort allocations
+# TYPE kube_apiserver_nodeport_allocator_allocation_total counter
+kube_apiserver_nodeport_allocator_allocation_total{scope="dynamic"} 15
+kube_apiserver_nodeport_allocator_allocation_total{scope="static"} 1
+# HELP kube_apiserver_nodeport_allocator_allocation_errors_total [ALPHA] Number of errors trying to allocate NodePort
+# TYPE kube_apiserver_nodeport_allocator_allocation_errors_total counter
+kube_apiserver_nodeport_allocator_allocation_errors_total{scope="dynamic"} 1
+kube_apiserver_nodeport_allocator_allocation_errors_total{scope="static"} 2
+`
+	if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want), exportedNames...); err != nil {
+		t.Errorf("exported metrics: %v", err)
+	}
+}
+
+// TestMetricsNetforkFirst runs in a child process, where no collector is
+// registered yet: netfork's allocator enables metrics before any upstream
+// one, which must not make upstream's MustRegister panic.
+func TestMetricsNetforkFirst(t *testing.T) {
+	if os.Getenv("NETFORK_METRICS_CHILD") == "1" {
+		a := newTestAllocator(t, "30000-30015")
+		a.EnableMetrics()
+		newUpstreamAllocator(t, "30000-30100").EnableMetrics()
+		if err := a.Allocate(30001); err != nil {
+			t.Fatalf("Allocate: %v", err)
+		}
+		want := `
+# HELP kube_apiserver_nodeport_allocator_allocated_ports [ALPHA] Gauge measuring the number of allocated NodePorts for Services
+# TYPE kube_apiserver_nodeport_allocator_allocated_ports gauge
+kube_apiserver_nodeport_allocator_allocated_ports 1
+`
+		if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want), exportedNames[0]); err != nil {
+			t.Errorf("exported metrics: %v", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMetricsNetforkFirst$", "-test.v")
+	cmd.Env = append(os.Environ(), "NETFORK_METRICS_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+}
