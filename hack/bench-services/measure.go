@@ -28,7 +28,7 @@ const (
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
 	start := time.Now()
 	c := spec.contender
-	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, CIDRs: spec.cidrs, Round: spec.round}
+	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, CIDRs: spec.cidrs, Round: spec.round, LoadAverage: loadAverage()}
 	defer func() { r.finish(start) }()
 	fmt.Fprintf(log, "bench-services: %s: starting etcd and %s\n", spec.name(), c.binary(o))
 

@@ -92,3 +92,17 @@ func peakRSSBytes(pid int) (int64, error) {
 	}
 	return 0, fmt.Errorf("%s has no VmHWM line", path)
 }
+
+// loadAverage is the machine's 1-minute load average, 0 if /proc/loadavg is unreadable.
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(fields[0], 64) // 0 on a malformed file, as documented.
+	return v
+}

@@ -89,9 +89,9 @@ func describe(r result) string {
 	if r.CIDRs > 0 {
 		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
 	}
-	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %.0fs; %s",
+	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %.0fs, load %.1f at start; %s",
 		r.Contender, r.N, r.CIDRs, r.Round, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
-		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.WallSeconds, status)
+		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.WallSeconds, r.LoadAverage, status)
 }
 
 // cell is one (N, K) pair of the matrix.

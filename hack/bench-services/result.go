@@ -28,6 +28,9 @@ type result struct {
 	Problems []string `json:"problems,omitempty"`
 	// WallSeconds is the run's whole time, apiserver start and checks included.
 	WallSeconds float64 `json:"wall_s"`
+	// LoadAverage is the machine's 1-minute load average as the run started, since other
+	// work on a shared machine shows up in every number above.
+	LoadAverage float64 `json:"loadavg_1m_at_start"`
 }
 
 // latencyMS are a phase's latency percentiles in milliseconds.
