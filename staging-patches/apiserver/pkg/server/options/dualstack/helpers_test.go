@@ -1,0 +1,57 @@
+package dualstack
+
+import (
+	"net"
+	"testing"
+)
+
+var (
+	ipv4Loopback = net.IPv4(127, 0, 0, 1)
+	ipv6Loopback = net.IPv6loopback
+)
+
+// ipv6LoopbackError is why ::1 cannot be bound on this machine, or nil.
+func ipv6LoopbackError() error {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		return err
+	}
+	return ln.Close()
+}
+
+// requireIPv6Loopback skips a test that needs ::1 on a machine where it cannot be bound.
+func requireIPv6Loopback(t *testing.T) {
+	t.Helper()
+	if err := ipv6LoopbackError(); err != nil {
+		t.Skipf("skipping: this machine cannot bind ::1 (%v), so the IPv6 half cannot be exercised", err)
+	}
+}
+
+// mustIPs parses test addresses.
+func mustIPs(t *testing.T, ss ...string) []net.IP {
+	t.Helper()
+	ips := make([]net.IP, 0, len(ss))
+	for _, s := range ss {
+		ip := net.ParseIP(s)
+		if ip == nil {
+			t.Fatalf("bad test IP %q", s)
+		}
+		ips = append(ips, ip)
+	}
+	return ips
+}
+
+func equalIPs(a, b []net.IP) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// portOf is the port a listener got.
+func portOf(ln net.Listener) int { return ln.Addr().(*net.TCPAddr).Port }
