@@ -1,4 +1,25 @@
-// Package controller is netfork's ClusterIP repair-loop seam, where upstream
+// Package controller holds netfork's ClusterIP repair loops, where upstream
 // keeps k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller
-// (v1.37.1): the core storage starts whatever repair loop it returns.
+// (v1.37.1); the core storage starts whichever NewRepair returns.
+//
+// With MultiCIDRServiceAllocator off, Repair rebuilds the legacy bitmaps
+// (/ranges/serviceips, /ranges/secondaryserviceips) from the Services, with
+// upstream's events, reasons, metrics and leak grace, so an upstream bitmap-mode
+// apiserver sharing the etcd sees the same repairs. It differs from upstream's
+// bitmap Repair where upstream misbehaves:
+//
+//   - a first pass that fails (Service list 429/5xx or Forbidden while the
+//     apiserver starts, a conflicting bitmap write) is retried within seconds,
+//     not after the repair interval, so it no longer fails the post-start hook
+//     (kubernetes/kubernetes#141220, #136288); see internal/repairloop;
+//   - leak counts advance only when a pass's write succeeds and are forgotten
+//     for values no longer leaked, so conflict retries cannot release an
+//     in-flight allocation early;
+//   - a stored bitmap that cannot be decoded is logged with its key and rebuilt
+//     from the Services instead of failing every pass;
+//   - a bitmap is written only when the rebuilt one differs, so an idle pass does
+//     not make concurrent allocations conflict.
+//
+// With MultiCIDRServiceAllocator on, NewRepair still returns upstream's
+// IPAddress repair loop.
 package controller

@@ -18,6 +18,11 @@ type Runner interface {
 	RunUntil(onFirstSuccess func(), stopCh chan struct{})
 }
 
+var (
+	_ Runner = (*Repair)(nil)
+	_ Runner = (*upstreamipcontroller.RepairIPAddress)(nil)
+)
+
 // Config holds what a ClusterIP repair loop needs.
 type Config struct {
 	Interval  time.Duration
@@ -34,8 +39,7 @@ type Config struct {
 // NewRepair returns the repair loop that matches the ClusterIP allocator in use.
 func NewRepair(c Config) Runner {
 	if !features.Enabled(features.MultiCIDRServiceAllocator) {
-		return upstreamipcontroller.NewRepair(c.Interval, c.Client.CoreV1(), c.Client.EventsV1(),
-			&c.PrimaryRange, c.PrimaryBitmap, &c.SecondaryRange, c.SecondaryBitmap)
+		return newBitmapRepair(c)
 	}
 	return upstreamipcontroller.NewRepairIPAddress(c.Interval, c.Client,
 		c.Informers.Core().V1().Services(),

@@ -1,0 +1,78 @@
+package controller
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+)
+
+// Names, help and labels are upstream's (apiserver_clusterip_repair_*), so
+// dashboards and alerts built for upstream read netfork's the same.
+const (
+	namespace = "apiserver"
+	subsystem = "clusterip_repair"
+)
+
+// The values of the type label of clusterIPRepairIPErrors.
+const (
+	errorTypeLeak       = "leak"
+	errorTypeRepair     = "repair"
+	errorTypeFull       = "full"
+	errorTypeOutOfRange = "outOfRange"
+	errorTypeDuplicate  = "duplicate"
+	errorTypeUnknown    = "unknown"
+	errorTypeInvalid    = "invalid"
+)
+
+var (
+	// clusterIPRepairIPErrors counts the problems the repair loop found, by type.
+	clusterIPRepairIPErrors = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "ip_errors_total",
+			Help:           "Number of errors detected on clusterips by the repair loop broken down by type of error: leak, repair, full, outOfRange, duplicate, unknown, invalid",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"type"},
+	)
+	// clusterIPRepairReconcileErrors counts the passes that failed.
+	clusterIPRepairReconcileErrors = metrics.NewCounter(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "reconcile_errors_total",
+			Help:           "Number of reconciliation failures on the clusterip repair reconcile loop",
+			StabilityLevel: metrics.ALPHA,
+		},
+	)
+)
+
+var registerMetricsOnce sync.Once
+
+// registerMetrics registers the metrics once. Upstream's bitmap repair loop
+// (k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller.NewRepair)
+// registers collectors with the same names with MustRegister, which panics
+// when netfork's are registered first; netfork no longer builds it. A process
+// that builds it first (a test running upstream's code next to netfork's) must
+// not make this one fail, so "already registered" is tolerated: the counters
+// still count, only the first registration is exported.
+func registerMetrics(logger klog.Logger) {
+	registerMetricsOnce.Do(func() {
+		for _, m := range []metrics.Registerable{clusterIPRepairIPErrors, clusterIPRepairReconcileErrors} {
+			err := legacyregistry.Register(m)
+			var already prometheus.AlreadyRegisteredError
+			switch {
+			case err == nil:
+			case errors.As(err, &already):
+				logger.V(2).Info("ClusterIP repair metric already registered; keeping the first", "metric", m.FQName())
+			default:
+				logger.Error(err, "Cannot register a ClusterIP repair metric", "metric", m.FQName())
+			}
+		}
+	})
+}

@@ -1,0 +1,559 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
+	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
+
+	"github.com/netfork/netfork/pkg/features"
+)
+
+func TestRepairPass(t *testing.T) {
+	const (
+		v4CIDR = "10.0.0.0/24"
+		v6CIDR = "fd00::/120"
+	)
+	tests := []struct {
+		name          string
+		primaryCIDR   string
+		primary       func(t *testing.T) *fakeBitmap
+		secondaryCIDR string
+		secondary     func(t *testing.T) *fakeBitmap
+		services      []runtime.Object
+
+		wantPrimary   []string
+		wantSecondary []string
+		// wantWrites is how many bitmaps the pass writes.
+		wantWrites int
+		wantEvents []event
+		wantErrors map[string]float64
+	}{
+		{
+			name:        "bitmap in sync",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.11") },
+			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.11")},
+			wantPrimary: []string{"10.0.0.10", "10.0.0.11"},
+		},
+		{
+			name:        "missing allocation is repaired",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.20")},
+			wantPrimary: []string{"10.0.0.10", "10.0.0.20"},
+			wantWrites:  1,
+			wantEvents: []event{warning("b", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.20 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:        "leaked IP is held on its first pass",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.99") },
+			services:    []runtime.Object{newService("a", "10.0.0.10")},
+			wantPrimary: []string{"10.0.0.10", "10.0.0.99"},
+		},
+		{
+			name:        "ClusterIP out of range",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.1.0.1")},
+			wantPrimary: []string{"10.0.0.10"},
+			wantEvents: []event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service")},
+			wantErrors: map[string]float64{"outOfRange": 1},
+		},
+		{
+			name:        "network address is out of range",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			services:    []runtime.Object{newService("a", "10.0.0.0")},
+			wantEvents: []event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.0 is not within the service CIDR 10.0.0.0/24; please recreate service")},
+			wantErrors: map[string]float64{"outOfRange": 1},
+		},
+		{
+			name:        "two Services with the same ClusterIP",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.10")},
+			wantPrimary: []string{"10.0.0.10"},
+			wantEvents: []event{warning("b", "ClusterIPAlreadyAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.10 was assigned to multiple services; please recreate service")},
+			wantErrors: map[string]float64{"duplicate": 1},
+		},
+		{
+			name:        "ClusterIP of a family the cluster does not serve",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			services:    []runtime.Object{newService("a", "fd00::10")},
+			wantEvents: []event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
+				"Cluster IP fd00::10(IPv6) is of ip family that is no longer configured on cluster; please recreate service")},
+			wantErrors: map[string]float64{"invalid": 1},
+		},
+		{
+			name:        "ClusterIP that is not an IP",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			services:    []runtime.Object{newService("a", "10.0.0.300")},
+			wantEvents: []event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
+				"Cluster IP 10.0.0.300 is not a valid IP; please recreate service")},
+			wantErrors: map[string]float64{"invalid": 1},
+		},
+		{
+			name:        "headless and ExternalName Services hold no ClusterIP",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			services: []runtime.Object{
+				newService("headless", corev1.ClusterIPNone),
+				&corev1.Service{
+					ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "external"},
+					Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.com"},
+				},
+			},
+		},
+		{
+			name:        "bitmap never written is created",
+			primaryCIDR: v4CIDR,
+			primary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			services:    []runtime.Object{newService("a", "10.0.0.10")},
+			wantPrimary: []string{"10.0.0.10"},
+			wantWrites:  1,
+			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:        "empty bitmap never written is created",
+			primaryCIDR: v4CIDR,
+			primary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			wantWrites:  1,
+		},
+		{
+			name:        "corrupt stored bitmap is rebuilt from the Services",
+			primaryCIDR: v4CIDR,
+			primary: func(t *testing.T) *fakeBitmap {
+				f := newBitmap(t, v4CIDR, "10.0.0.10")
+				f.stored.Range = "not-a-cidr"
+				return f
+			},
+			services:    []runtime.Object{newService("a", "10.0.0.10")},
+			wantPrimary: []string{"10.0.0.10"},
+			wantWrites:  1,
+			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:        "bitmap of another range is replaced",
+			primaryCIDR: v4CIDR,
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "10.0.1.0/24", "10.0.1.10") },
+			services:    []runtime.Object{newService("a", "10.0.0.10")},
+			wantPrimary: []string{"10.0.0.10"},
+			wantWrites:  1,
+			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:          "dual-stack: each family to its own bitmap",
+			primaryCIDR:   v4CIDR,
+			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			secondaryCIDR: v6CIDR,
+			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR) },
+			services: []runtime.Object{
+				newService("a", "10.0.0.10", "fd00::10"),
+				newService("b", "fd00::20"),
+			},
+			wantPrimary:   []string{"10.0.0.10"},
+			wantSecondary: []string{"fd00::10", "fd00::20"},
+			wantWrites:    1,
+			wantEvents: []event{
+				warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation", "Cluster IP [IPv6]:fd00::10 is not allocated; repairing"),
+				warning("b", "ClusterIPNotAllocated", "ClusterIPAllocation", "Cluster IP [IPv6]:fd00::20 is not allocated; repairing"),
+			},
+			wantErrors: map[string]float64{"repair": 2},
+		},
+		{
+			name:          "dual-stack: secondary bitmap never written is created over the secondary range",
+			primaryCIDR:   v6CIDR,
+			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR, "fd00::10") },
+			secondaryCIDR: v4CIDR,
+			secondary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			services:      []runtime.Object{newService("a", "fd00::10", "10.0.0.10")},
+			wantPrimary:   []string{"fd00::10"},
+			wantSecondary: []string{"10.0.0.10"},
+			wantWrites:    1,
+			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:          "dual-stack: out-of-range secondary ClusterIP",
+			primaryCIDR:   v4CIDR,
+			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			secondaryCIDR: v6CIDR,
+			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR) },
+			services:      []runtime.Object{newService("a", "10.0.0.10", "fd01::10")},
+			wantPrimary:   []string{"10.0.0.10"},
+			wantEvents: []event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
+				"Cluster IP [IPv6]:fd01::10 is not within the service CIDR fd00::/120; please recreate service")},
+			wantErrors: map[string]float64{"outOfRange": 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			primary := tc.primary(t)
+			var secondary *fakeBitmap
+			if tc.secondary != nil {
+				secondary = tc.secondary(t)
+			}
+			client := fake.NewClientset(tc.services...)
+			r, rec := newTestRepair(t, client, tc.primaryCIDR, primary, tc.secondaryCIDR, secondary)
+
+			if err := r.runOnce(context.Background()); err != nil {
+				t.Fatalf("runOnce: %v", err)
+			}
+
+			writes := primary.writes
+			gotRange, gotPrimary := primary.ips(t)
+			if wantRange := mustCIDR(t, tc.primaryCIDR).String(); gotRange != wantRange {
+				t.Errorf("primary bitmap range = %q, want %q", gotRange, wantRange)
+			}
+			if !slices.Equal(gotPrimary, tc.wantPrimary) {
+				t.Errorf("primary bitmap = %v, want %v", gotPrimary, tc.wantPrimary)
+			}
+			if secondary != nil {
+				writes += secondary.writes
+				gotRange, gotSecondary := secondary.ips(t)
+				if want := mustCIDR(t, tc.secondaryCIDR).String(); gotRange != want {
+					t.Errorf("secondary bitmap range = %q, want %q", gotRange, want)
+				}
+				if !slices.Equal(gotSecondary, tc.wantSecondary) {
+					t.Errorf("secondary bitmap = %v, want %v", gotSecondary, tc.wantSecondary)
+				}
+			}
+			if writes != tc.wantWrites {
+				t.Errorf("bitmap writes = %d, want %d", writes, tc.wantWrites)
+			}
+			if got := rec.recorded(); !slices.Equal(got, tc.wantEvents) {
+				t.Errorf("events:\n got %+v\nwant %+v", got, tc.wantEvents)
+			}
+			if got := ipErrors(t); !maps.Equal(got, tc.wantErrors) {
+				t.Errorf("ip_errors_total = %v, want %v", got, tc.wantErrors)
+			}
+			if got := reconcileErrors(t); got != 0 {
+				t.Errorf("reconcile_errors_total = %v, want 0", got)
+			}
+		})
+	}
+}
+
+func TestRepairLeakGrace(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	// step is one pass: the Services changed before it, whether it fails, and
+	// whether the leaked 10.0.0.99 is still allocated after it.
+	type step struct {
+		create, delete *corev1.Service
+		failList       bool
+		wantHeld       bool
+		wantLeaks      float64
+	}
+	taker := newService("taker", "10.0.0.99")
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{
+			name:  "released on the third pass",
+			steps: []step{{wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}, {wantHeld: false, wantLeaks: 1}},
+		},
+		{
+			name:  "a failed pass does not count",
+			steps: []step{{wantHeld: true}, {failList: true, wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}},
+		},
+		{
+			name: "a Service using the IP restarts the grace",
+			steps: []step{
+				{wantHeld: true},
+				{create: taker, wantHeld: true},
+				{delete: taker, wantHeld: true},
+				{wantHeld: true},
+				{wantHeld: false, wantLeaks: 1},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			bitmap := newBitmap(t, cidr, "10.0.0.10", "10.0.0.99")
+			client := fake.NewClientset(newService("a", "10.0.0.10"))
+			var failList atomic.Bool
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if failList.Load() {
+					return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
+				}
+				return false, nil, nil
+			})
+			r, rec := newTestRepair(t, client, cidr, bitmap, "", nil)
+
+			for i, s := range tc.steps {
+				if s.create != nil {
+					if _, err := client.CoreV1().Services(s.create.Namespace).Create(ctx, s.create, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if s.delete != nil {
+					if err := client.CoreV1().Services(s.delete.Namespace).Delete(ctx, s.delete.Name, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				failList.Store(s.failList)
+				err := r.runOnce(ctx)
+				if gotErr := err != nil; gotErr != s.failList {
+					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
+				}
+				_, ips := bitmap.ips(t)
+				if held := slices.Contains(ips, "10.0.0.99"); held != s.wantHeld {
+					t.Errorf("pass %d: 10.0.0.99 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ips)
+				}
+				if !slices.Contains(ips, "10.0.0.10") {
+					t.Errorf("pass %d: 10.0.0.10 of Service a released (bitmap %v)", i+1, ips)
+				}
+				if got := ipErrors(t)[errorTypeLeak]; got != s.wantLeaks {
+					t.Errorf("pass %d: ip_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
+				}
+			}
+			if got := rec.recorded(); len(got) != 0 {
+				t.Errorf("leaks recorded events %v, want none", got)
+			}
+		})
+	}
+}
+
+func TestRepairConflictingWrite(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	bitmap := newBitmap(t, cidr)
+	bitmap.writeErrs = []error{errConflict}
+	client := fake.NewClientset(newService("a", "10.0.0.10"))
+	r, _ := newTestRepair(t, client, cidr, bitmap, "", nil)
+
+	runFirstPass(t, r)
+
+	if _, ips := bitmap.ips(t); !slices.Contains(ips, "10.0.0.10") {
+		t.Errorf("bitmap = %v, want 10.0.0.10 allocated after the conflict was retried", ips)
+	}
+	if got := reconcileErrors(t); got != 1 {
+		t.Errorf("reconcile_errors_total = %v, want 1", got)
+	}
+}
+
+// runFirstPass runs r until its first success and stops it, failing the test
+// if the first pass does not succeed or RunUntil does not return.
+func runFirstPass(t *testing.T, r *Repair) {
+	t.Helper()
+	stopCh := make(chan struct{})
+	firstSuccess := make(chan struct{})
+	var calls atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.RunUntil(func() {
+			if calls.Add(1) == 1 {
+				close(firstSuccess)
+			}
+		}, stopCh)
+	}()
+	select {
+	case <-firstSuccess:
+	case <-time.After(30 * time.Second):
+		close(stopCh)
+		t.Fatal("the first pass did not succeed")
+	}
+	close(stopCh)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunUntil did not return after stopCh closed")
+	}
+	if got := calls.Load(); got != 1 {
+		t.Errorf("onFirstSuccess called %d times, want 1", got)
+	}
+}
+
+func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "",
+		errors.New(`User "system:apiserver" cannot list resource "services"`))
+	tests := []struct {
+		name         string
+		listErrs     []error
+		getErrs      []error
+		wantFailures float64
+	}{
+		{name: "Service list answers 503", listErrs: []error{apierrors.NewServiceUnavailable("etcd is starting")}, wantFailures: 1},
+		{name: "Service list forbidden while RBAC loads", listErrs: []error{forbidden, forbidden, forbidden}, wantFailures: 3},
+		{name: "Service list throttled", listErrs: []error{apierrors.NewTooManyRequests("watch cache initializing", 1)}, wantFailures: 1},
+		{name: "bitmap read fails", getErrs: []error{apierrors.NewInternalError(errors.New("etcd timeout"))}, wantFailures: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bitmap := newBitmap(t, cidr)
+			bitmap.getErrs = tc.getErrs
+			client := fake.NewClientset(newService("a", "10.0.0.10"))
+			var lists atomic.Int32
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if n := int(lists.Add(1)); n <= len(tc.listErrs) {
+					return true, nil, tc.listErrs[n-1]
+				}
+				return false, nil, nil
+			})
+			r, rec := newTestRepair(t, client, cidr, bitmap, "", nil)
+
+			runFirstPass(t, r)
+
+			if _, ips := bitmap.ips(t); !slices.Contains(ips, "10.0.0.10") {
+				t.Errorf("bitmap = %v, want 10.0.0.10 allocated", ips)
+			}
+			if got := reconcileErrors(t); got != tc.wantFailures {
+				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.wantFailures)
+			}
+			if got := len(rec.recorded()); got != 1 {
+				t.Errorf("recorded %d events, want 1 ClusterIPNotAllocated", got)
+			}
+		})
+	}
+}
+
+func TestRunUntilStops(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	client := fake.NewClientset()
+	client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("never ready")
+	})
+	r, _ := newTestRepair(t, client, cidr, newBitmap(t, cidr), "", nil)
+
+	stopCh := make(chan struct{})
+	done := make(chan struct{})
+	var firstSuccess atomic.Bool
+	go func() {
+		defer close(done)
+		r.RunUntil(func() { firstSuccess.Store(true) }, stopCh)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	close(stopCh)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunUntil did not return after stopCh closed")
+	}
+	if firstSuccess.Load() {
+		t.Error("onFirstSuccess called although every pass failed")
+	}
+	if got := reconcileErrors(t); got < 1 {
+		t.Errorf("reconcile_errors_total = %v, want the failed passes counted", got)
+	}
+}
+
+func TestRepairEventsReachTheAPI(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	client := fake.NewClientset(newService("a", "10.1.0.1"))
+	r := newBitmapRepair(Config{Interval: time.Hour, Client: client, PrimaryRange: *mustCIDR(t, cidr), PrimaryBitmap: newBitmap(t, cidr)})
+	r.firstPassBackoff = fastBackoff
+
+	stopCh := make(chan struct{})
+	defer close(stopCh)
+	go r.RunUntil(func() {}, stopCh)
+
+	var got []string
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = got[:0]
+		for _, e := range list.Items {
+			got = append(got, strings.Join([]string{e.Type, e.Reason, e.Action, e.Regarding.Kind, e.Regarding.Name, e.ReportingController, e.Note}, "|"))
+		}
+		return len(got) > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("no event recorded: %v", err)
+	}
+	want := []string{"Warning|ClusterIPOutOfRange|ClusterIPAllocation|Service|a|ipallocator-repair-controller|" +
+		"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRepairMetricsExported(t *testing.T) {
+	const cidr = "10.0.0.0/24"
+	client := fake.NewClientset(newService("a", "10.0.0.10"), newService("b", "10.0.0.10"))
+	r, _ := newTestRepair(t, client, cidr, newBitmap(t, cidr, "10.0.0.10"), "", nil)
+	if err := r.runOnce(context.Background()); err != nil {
+		t.Fatalf("runOnce: %v", err)
+	}
+	clusterIPRepairReconcileErrors.Inc()
+
+	want := `
+# HELP apiserver_clusterip_repair_ip_errors_total [ALPHA] Number of errors detected on clusterips by the repair loop broken down by type of error: leak, repair, full, outOfRange, duplicate, unknown, invalid
+# TYPE apiserver_clusterip_repair_ip_errors_total counter
+apiserver_clusterip_repair_ip_errors_total{type="duplicate"} 1
+# HELP apiserver_clusterip_repair_reconcile_errors_total [ALPHA] Number of reconciliation failures on the clusterip repair reconcile loop
+# TYPE apiserver_clusterip_repair_reconcile_errors_total counter
+apiserver_clusterip_repair_reconcile_errors_total 1
+`
+	if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want),
+		"apiserver_clusterip_repair_ip_errors_total", "apiserver_clusterip_repair_reconcile_errors_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestNewRepair(t *testing.T) {
+	client := fake.NewClientset()
+	c := Config{
+		Interval:      time.Hour,
+		Client:        client,
+		Informers:     informers.NewSharedInformerFactory(client, 0),
+		PrimaryRange:  *mustCIDR(t, "10.0.0.0/24"),
+		PrimaryBitmap: &fakeBitmap{},
+	}
+	tests := []struct {
+		name      string
+		multiCIDR bool
+		want      Runner
+	}{
+		{name: "bitmap mode repairs netfork's bitmaps", multiCIDR: false, want: &Repair{}},
+		{name: "multi-CIDR mode repairs IPAddresses", multiCIDR: true, want: &upstreamipcontroller.RepairIPAddress{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, tc.multiCIDR)
+			got := NewRepair(c)
+			if gotType, wantType := fmt.Sprintf("%T", got), fmt.Sprintf("%T", tc.want); gotType != wantType {
+				t.Errorf("NewRepair = %s, want %s", gotType, wantType)
+			}
+		})
+	}
+}
