@@ -1,12 +1,25 @@
 package controller
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
-	upstreamportcontroller "k8s.io/kubernetes/pkg/registry/core/service/portallocator/controller"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/repairloop"
+	"github.com/netfork/netfork/pkg/registry/core/service/portallocator"
 )
 
 // Runner runs a repair loop until stopCh closes, calling onFirstSuccess once
@@ -15,7 +28,174 @@ type Runner interface {
 	RunUntil(onFirstSuccess func(), stopCh chan struct{})
 }
 
+var _ Runner = (*Repair)(nil)
+
+// reportingController is upstream's name for the repair loop, kept so its
+// events read the same whichever apiserver emitted them.
+const reportingController = "portallocator-repair-controller"
+
+// Repair rebuilds the NodePort bitmap from the Services at start-up and every interval.
+type Repair struct {
+	interval         time.Duration
+	firstPassBackoff wait.Backoff
+	serviceClient    corev1client.ServicesGetter
+	portRange        utilnet.PortRange
+	bitmap           rangeallocation.RangeRegistry
+	// leaks is what the last successful pass found leaked.
+	leaks repairloop.Leaks[int]
+
+	broadcaster events.EventBroadcaster
+	recorder    events.EventRecorder
+}
+
 // NewRepair returns the NodePort repair loop over bitmap.
 func NewRepair(interval time.Duration, client kubernetes.Interface, portRange utilnet.PortRange, bitmap rangeallocation.RangeRegistry) Runner {
-	return upstreamportcontroller.NewRepair(interval, client.CoreV1(), client.EventsV1(), portRange, bitmap)
+	return newRepair(interval, client, portRange, bitmap)
+}
+
+func newRepair(interval time.Duration, client kubernetes.Interface, portRange utilnet.PortRange, bitmap rangeallocation.RangeRegistry) *Repair {
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+	// The constructor has no context; registration logs only at V(2) or on a bug.
+	registerMetrics(klog.LoggerWithName(klog.Background(), reportingController))
+	return &Repair{
+		interval:         interval,
+		firstPassBackoff: repairloop.DefaultFirstPassBackoff,
+		serviceClient:    client.CoreV1(),
+		portRange:        portRange,
+		bitmap:           bitmap,
+		leaks:            repairloop.Leaks[int]{},
+		broadcaster:      broadcaster,
+		recorder:         broadcaster.NewRecorder(scheme.Scheme, reportingController),
+	}
+}
+
+// RunUntil repairs the bitmap until stopCh closes; see repairloop.Loop.Run.
+func (r *Repair) RunUntil(onFirstSuccess func(), stopCh chan struct{}) {
+	ctx := wait.ContextForChannel(stopCh)
+	ctx = klog.NewContext(ctx, klog.LoggerWithName(klog.FromContext(ctx), reportingController))
+	if err := r.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Cannot record NodePort repair events")
+	}
+	defer r.broadcaster.Shutdown()
+
+	repairloop.Loop{
+		Interval:         r.interval,
+		FirstPassBackoff: r.firstPassBackoff,
+		Pass:             r.runOnce,
+		OnAttemptError:   nodePortRepairReconcileErrors.Inc,
+	}.Run(ctx, onFirstSuccess)
+}
+
+// pass is the state of one pass.
+type pass struct {
+	// snapshot is the stored bitmap, rewritten with the rebuilt one on save.
+	snapshot   *api.RangeAllocation
+	storedData []byte
+	storedSpec string
+	// stored decodes snapshot; rebuilt collects the node ports of the Services.
+	stored  *portallocator.PortAllocator
+	rebuilt *portallocator.PortAllocator
+	// leaks is this pass's successor of Repair.leaks.
+	leaks repairloop.Leaks[int]
+}
+
+// runOnce rebuilds the bitmap from the Services and stores it.
+func (r *Repair) runOnce(ctx context.Context) error {
+	// The bitmap is read before the Services are listed: a port allocated after
+	// the read either belongs to a listed Service or makes the write below
+	// conflict, and a port allocated before it whose Service is not listed yet
+	// is held by the leak grace.
+	p, err := r.read(ctx)
+	if err != nil {
+		return err
+	}
+	// No resourceVersion: the list is a consistent read, and the bitmap's
+	// resourceVersion belongs to another collection, so it is not comparable.
+	list, err := r.serviceClient.Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing Services to repair the NodePort bitmap: %w", err)
+	}
+	for i := range list.Items {
+		if err := r.markService(ctx, &list.Items[i], p); err != nil {
+			return err
+		}
+	}
+	r.holdLeaks(ctx, p)
+	if err := r.save(ctx, p); err != nil {
+		return err
+	}
+	r.leaks = p.leaks
+	return nil
+}
+
+// read starts a pass: the stored bitmap and an empty one to rebuild.
+func (r *Repair) read(ctx context.Context) (*pass, error) {
+	snapshot, err := r.bitmap.Get()
+	if err != nil {
+		return nil, fmt.Errorf("reading the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
+	}
+	p := &pass{
+		snapshot:   snapshot,
+		storedData: bytes.Clone(snapshot.Data),
+		storedSpec: snapshot.Range,
+		leaks:      repairloop.Leaks[int]{},
+	}
+	if snapshot.Range == "" {
+		// Never written: nothing is allocated in it yet.
+		snapshot.Range = r.portRange.String()
+	}
+	if p.stored, err = portallocator.NewFromSnapshot(snapshot); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Stored NodePort bitmap cannot be read; rebuilding it from the Services",
+			"key", portallocator.BitmapKey, "storedRange", snapshot.Range, "range", r.portRange.String())
+		if p.stored, err = portallocator.NewInMemory(r.portRange); err != nil {
+			return nil, fmt.Errorf("creating an empty NodePort bitmap for %s: %w", r.portRange.String(), err)
+		}
+	}
+	if p.rebuilt, err = portallocator.NewInMemory(r.portRange); err != nil {
+		return nil, fmt.Errorf("creating the NodePort bitmap for %s: %w", r.portRange.String(), err)
+	}
+	return p, nil
+}
+
+// holdLeaks keeps, for their grace, the ports allocated in the stored bitmap
+// that no Service uses, and releases those whose grace has run out.
+func (r *Repair) holdLeaks(ctx context.Context, p *pass) {
+	logger := klog.FromContext(ctx)
+	var leaked []int
+	p.stored.ForEach(func(port int) {
+		if !p.rebuilt.Has(port) {
+			leaked = append(leaked, port)
+		}
+	})
+	for _, port := range leaked {
+		hold, seen := r.leaks.Observe(port, p.leaks)
+		if !hold {
+			nodePortRepairPortErrors.WithLabelValues(errorTypeLeak).Inc()
+			logger.Error(nil, "NodePort appears to have leaked: cleaning up", "port", port, "passes", seen)
+			continue
+		}
+		if seen == 1 {
+			logger.Error(nil, "NodePort may have leaked: flagging for later clean up", "port", port)
+		}
+		if err := p.rebuilt.Allocate(port); err != nil {
+			// Not counted: if it is a leak it is counted when its grace runs out.
+			logger.Error(err, "NodePort may have leaked, but cannot be held", "port", port)
+		}
+	}
+}
+
+// save stores the rebuilt bitmap unless it is what is stored already. A
+// concurrent change to the bitmap makes it fail with a conflict.
+func (r *Repair) save(ctx context.Context, p *pass) error {
+	if err := p.rebuilt.Snapshot(p.snapshot); err != nil {
+		return fmt.Errorf("encoding the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
+	}
+	if p.snapshot.ResourceVersion != "" && p.snapshot.Range == p.storedSpec && bytes.Equal(p.snapshot.Data, p.storedData) {
+		return nil
+	}
+	if err := r.bitmap.CreateOrUpdate(p.snapshot); err != nil {
+		return fmt.Errorf("writing the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Stored the repaired NodePort bitmap", "key", portallocator.BitmapKey, "range", p.snapshot.Range)
+	return nil
 }

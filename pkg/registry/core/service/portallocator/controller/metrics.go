@@ -1,0 +1,77 @@
+package controller
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+)
+
+// Names, help and labels are upstream's (apiserver_nodeport_repair_*), so
+// dashboards and alerts built for upstream read netfork's the same.
+const (
+	namespace = "apiserver"
+	subsystem = "nodeport_repair"
+)
+
+// The values of the type label of nodePortRepairPortErrors.
+const (
+	errorTypeLeak       = "leak"
+	errorTypeRepair     = "repair"
+	errorTypeFull       = "full"
+	errorTypeOutOfRange = "outOfRange"
+	errorTypeDuplicate  = "duplicate"
+	errorTypeUnknown    = "unknown"
+)
+
+var (
+	// nodePortRepairPortErrors counts the problems the repair loop found, by type.
+	nodePortRepairPortErrors = metrics.NewCounterVec(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "port_errors_total",
+			Help:           "Number of errors detected on ports by the repair loop broken down by type of error: leak, repair, full, outOfRange, duplicate, unknown",
+			StabilityLevel: metrics.ALPHA,
+		},
+		[]string{"type"},
+	)
+	// nodePortRepairReconcileErrors counts the passes that failed.
+	nodePortRepairReconcileErrors = metrics.NewCounter(
+		&metrics.CounterOpts{
+			Namespace:      namespace,
+			Subsystem:      subsystem,
+			Name:           "reconcile_errors_total",
+			Help:           "Number of reconciliation failures on the nodeport repair reconcile loop",
+			StabilityLevel: metrics.ALPHA,
+		},
+	)
+)
+
+var registerMetricsOnce sync.Once
+
+// registerMetrics registers the metrics once. Upstream's repair loop
+// (k8s.io/kubernetes/pkg/registry/core/service/portallocator/controller.NewRepair)
+// registers collectors with the same names with MustRegister, which panics
+// when netfork's are registered first; netfork no longer builds it. A process
+// that builds it first (a test running upstream's code next to netfork's) must
+// not make this one fail, so "already registered" is tolerated: the counters
+// still count, only the first registration is exported.
+func registerMetrics(logger klog.Logger) {
+	registerMetricsOnce.Do(func() {
+		for _, m := range []metrics.Registerable{nodePortRepairPortErrors, nodePortRepairReconcileErrors} {
+			err := legacyregistry.Register(m)
+			var already prometheus.AlreadyRegisteredError
+			switch {
+			case err == nil:
+			case errors.As(err, &already):
+				logger.V(2).Info("NodePort repair metric already registered; keeping the first", "metric", m.FQName())
+			default:
+				logger.Error(err, "Cannot register a NodePort repair metric", "metric", m.FQName())
+			}
+		}
+	})
+}

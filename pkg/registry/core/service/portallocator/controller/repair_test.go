@@ -1,0 +1,463 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
+)
+
+func TestRepairPass(t *testing.T) {
+	tests := []struct {
+		name     string
+		bitmap   func(t *testing.T) *fakeBitmap
+		services []runtime.Object
+
+		wantPorts  []int
+		wantWrites int
+		wantEvents []event
+		wantErrors map[string]float64
+	}{
+		{
+			name:      "bitmap in sync",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 30002) },
+			services:  []runtime.Object{newService("a", 30001), newService("b", 30002)},
+			wantPorts: []int{30001, 30002},
+		},
+		{
+			name:       "missing allocation is repaired",
+			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			services:   []runtime.Object{newService("a", 30001), newService("b", 30002)},
+			wantPorts:  []int{30001, 30002},
+			wantWrites: 1,
+			wantEvents: []event{warning("b", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:      "leaked port is held on its first pass",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 32000) },
+			services:  []runtime.Object{newService("a", 30001)},
+			wantPorts: []int{30001, 32000},
+		},
+		{
+			name:      "NodePort outside the range",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			services:  []runtime.Object{newService("a", 30001, 8080)},
+			wantPorts: []int{30001},
+			wantEvents: []event{warning("a", "PortOutOfRange",
+				"Port 8080 is not within the port range 30000-32767; please recreate service")},
+			wantErrors: map[string]float64{"outOfRange": 1},
+		},
+		{
+			name:      "two Services with the same NodePort",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			services:  []runtime.Object{newService("a", 30001), newService("b", 30001)},
+			wantPorts: []int{30001},
+			wantEvents: []event{warning("b", "PortAlreadyAllocated",
+				"Port 30001 was assigned to multiple services; please recreate service")},
+			wantErrors: map[string]float64{"duplicate": 1},
+		},
+		{
+			name:      "one Service with the same NodePort twice on one protocol",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			services:  []runtime.Object{newService("a", 30001, 30001)},
+			wantPorts: []int{30001},
+			wantEvents: []event{warning("a", "PortAlreadyAllocated",
+				"Port 30001 was assigned to multiple services; please recreate service")},
+			wantErrors: map[string]float64{"duplicate": 1},
+		},
+		{
+			name:   "one NodePort on TCP and UDP is one allocation",
+			bitmap: func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30053) },
+			services: []runtime.Object{func() *corev1.Service {
+				svc := newService("dns", 30053, 30053)
+				svc.Spec.Ports[1].Protocol = corev1.ProtocolUDP
+				return svc
+			}()},
+			wantPorts: []int{30053},
+		},
+		{
+			name:       "health-check node port is repaired",
+			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			services:   []runtime.Object{withHealthCheck(newService("lb", 30001), 30002)},
+			wantPorts:  []int{30001, 30002},
+			wantWrites: 1,
+			wantEvents: []event{warning("lb", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name:      "health-check node port taken by another Service",
+			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 30002) },
+			services:  []runtime.Object{newService("a", 30002), withHealthCheck(newService("lb", 30001), 30002)},
+			wantPorts: []int{30001, 30002},
+			wantEvents: []event{warning("lb", "PortAlreadyAllocated",
+				"Port 30002 was assigned to multiple services; please recreate service")},
+			wantErrors: map[string]float64{"duplicate": 1},
+		},
+		{
+			name:     "Services without node ports hold nothing",
+			bitmap:   func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange) },
+			services: []runtime.Object{newService("clusterip")},
+		},
+		{
+			name:       "bitmap never written is created",
+			bitmap:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			services:   []runtime.Object{newService("a", 30001)},
+			wantPorts:  []int{30001},
+			wantWrites: 1,
+			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			name: "corrupt stored bitmap is rebuilt from the Services",
+			bitmap: func(t *testing.T) *fakeBitmap {
+				f := newBitmap(t, testRange, 30001)
+				f.stored.Range = "not-a-range"
+				return f
+			},
+			services:   []runtime.Object{newService("a", 30001)},
+			wantPorts:  []int{30001},
+			wantWrites: 1,
+			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			// 31001 is in the new range too: it is held as a possible leak.
+			name:       "bitmap of another range is replaced",
+			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "31000-31100", 31001) },
+			services:   []runtime.Object{newService("a", 30001)},
+			wantPorts:  []int{30001, 31001},
+			wantWrites: 1,
+			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bitmap := tc.bitmap(t)
+			r, rec := newTestRepair(t, fake.NewClientset(tc.services...), bitmap)
+
+			if err := r.runOnce(context.Background()); err != nil {
+				t.Fatalf("runOnce: %v", err)
+			}
+
+			gotRange, gotPorts := bitmap.ports(t)
+			if gotRange != testRange {
+				t.Errorf("bitmap range = %q, want %q", gotRange, testRange)
+			}
+			if !slices.Equal(gotPorts, tc.wantPorts) {
+				t.Errorf("bitmap = %v, want %v", gotPorts, tc.wantPorts)
+			}
+			if bitmap.writes != tc.wantWrites {
+				t.Errorf("bitmap writes = %d, want %d", bitmap.writes, tc.wantWrites)
+			}
+			if got := rec.recorded(); !slices.Equal(got, tc.wantEvents) {
+				t.Errorf("events:\n got %+v\nwant %+v", got, tc.wantEvents)
+			}
+			if got := portErrors(t); !maps.Equal(got, tc.wantErrors) {
+				t.Errorf("port_errors_total = %v, want %v", got, tc.wantErrors)
+			}
+			if got := reconcileErrors(t); got != 0 {
+				t.Errorf("reconcile_errors_total = %v, want 0", got)
+			}
+		})
+	}
+}
+
+func TestNodePortsOf(t *testing.T) {
+	port := func(np int32, protocol corev1.Protocol) corev1.ServicePort {
+		return corev1.ServicePort{NodePort: np, Protocol: protocol}
+	}
+	tests := []struct {
+		name        string
+		ports       []corev1.ServicePort
+		healthCheck int32
+		want        []int
+	}{
+		{name: "no node ports", ports: []corev1.ServicePort{port(0, corev1.ProtocolTCP)}},
+		{name: "one per port", ports: []corev1.ServicePort{port(30001, corev1.ProtocolTCP), port(30002, corev1.ProtocolUDP)}, want: []int{30001, 30002}},
+		{name: "same port, two protocols", ports: []corev1.ServicePort{port(30053, corev1.ProtocolTCP), port(30053, corev1.ProtocolUDP)}, want: []int{30053}},
+		{name: "same port, same protocol", ports: []corev1.ServicePort{port(30001, corev1.ProtocolTCP), port(30001, corev1.ProtocolTCP)}, want: []int{30001, 30001}},
+		{name: "same port, TCP, UDP, TCP", ports: []corev1.ServicePort{port(30001, corev1.ProtocolTCP), port(30001, corev1.ProtocolUDP), port(30001, corev1.ProtocolTCP)}, want: []int{30001, 30001}},
+		{name: "health check", ports: []corev1.ServicePort{port(30001, corev1.ProtocolTCP)}, healthCheck: 30002, want: []int{30001, 30002}},
+		{name: "health check on a TCP node port", ports: []corev1.ServicePort{port(30001, corev1.ProtocolTCP)}, healthCheck: 30001, want: []int{30001, 30001}},
+		{name: "health check on a UDP node port", ports: []corev1.ServicePort{port(30001, corev1.ProtocolUDP)}, healthCheck: 30001, want: []int{30001}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := &corev1.Service{Spec: corev1.ServiceSpec{Ports: tc.ports, HealthCheckNodePort: tc.healthCheck}}
+			if got := nodePortsOf(svc); !slices.Equal(got, tc.want) {
+				t.Errorf("nodePortsOf = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRepairLeakGrace(t *testing.T) {
+	// step is one pass: the Services changed before it, whether it fails, and
+	// whether the leaked 32000 is still allocated after it.
+	type step struct {
+		create, delete *corev1.Service
+		failList       bool
+		wantHeld       bool
+		wantLeaks      float64
+	}
+	taker := newService("taker", 32000)
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{
+			name:  "released on the third pass",
+			steps: []step{{wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}, {wantHeld: false, wantLeaks: 1}},
+		},
+		{
+			name:  "a failed pass does not count",
+			steps: []step{{wantHeld: true}, {failList: true, wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}},
+		},
+		{
+			name: "a Service using the port restarts the grace",
+			steps: []step{
+				{wantHeld: true},
+				{create: taker, wantHeld: true},
+				{delete: taker, wantHeld: true},
+				{wantHeld: true},
+				{wantHeld: false, wantLeaks: 1},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			bitmap := newBitmap(t, testRange, 30001, 32000)
+			client := fake.NewClientset(newService("a", 30001))
+			var failList atomic.Bool
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if failList.Load() {
+					return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
+				}
+				return false, nil, nil
+			})
+			r, rec := newTestRepair(t, client, bitmap)
+
+			for i, s := range tc.steps {
+				if s.create != nil {
+					if _, err := client.CoreV1().Services(s.create.Namespace).Create(ctx, s.create, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if s.delete != nil {
+					if err := client.CoreV1().Services(s.delete.Namespace).Delete(ctx, s.delete.Name, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				failList.Store(s.failList)
+				err := r.runOnce(ctx)
+				if gotErr := err != nil; gotErr != s.failList {
+					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
+				}
+				_, ports := bitmap.ports(t)
+				if held := slices.Contains(ports, 32000); held != s.wantHeld {
+					t.Errorf("pass %d: 32000 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ports)
+				}
+				if !slices.Contains(ports, 30001) {
+					t.Errorf("pass %d: 30001 of Service a released (bitmap %v)", i+1, ports)
+				}
+				if got := portErrors(t)[errorTypeLeak]; got != s.wantLeaks {
+					t.Errorf("pass %d: port_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
+				}
+			}
+			if got := rec.recorded(); len(got) != 0 {
+				t.Errorf("leaks recorded events %v, want none", got)
+			}
+		})
+	}
+}
+
+func TestRepairConflictingWrite(t *testing.T) {
+	bitmap := newBitmap(t, testRange)
+	bitmap.writeErrs = []error{errConflict}
+	r, _ := newTestRepair(t, fake.NewClientset(newService("a", 30001)), bitmap)
+
+	runFirstPass(t, r)
+
+	if _, ports := bitmap.ports(t); !slices.Equal(ports, []int{30001}) {
+		t.Errorf("bitmap = %v, want [30001] after the conflict was retried", ports)
+	}
+	if got := reconcileErrors(t); got != 1 {
+		t.Errorf("reconcile_errors_total = %v, want 1", got)
+	}
+}
+
+// runFirstPass runs r until its first success and stops it, failing the test
+// if the first pass does not succeed or RunUntil does not return.
+func runFirstPass(t *testing.T, r *Repair) {
+	t.Helper()
+	stopCh := make(chan struct{})
+	firstSuccess := make(chan struct{})
+	var calls atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.RunUntil(func() {
+			if calls.Add(1) == 1 {
+				close(firstSuccess)
+			}
+		}, stopCh)
+	}()
+	select {
+	case <-firstSuccess:
+	case <-time.After(30 * time.Second):
+		close(stopCh)
+		t.Fatal("the first pass did not succeed")
+	}
+	close(stopCh)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunUntil did not return after stopCh closed")
+	}
+	if got := calls.Load(); got != 1 {
+		t.Errorf("onFirstSuccess called %d times, want 1", got)
+	}
+}
+
+func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "",
+		errors.New(`User "system:apiserver" cannot list resource "services"`))
+	tests := []struct {
+		name         string
+		listErrs     []error
+		getErrs      []error
+		wantFailures float64
+	}{
+		{name: "Service list answers 503", listErrs: []error{apierrors.NewServiceUnavailable("etcd is starting")}, wantFailures: 1},
+		{name: "Service list forbidden while RBAC loads", listErrs: []error{forbidden, forbidden, forbidden}, wantFailures: 3},
+		{name: "Service list throttled", listErrs: []error{apierrors.NewTooManyRequests("watch cache initializing", 1)}, wantFailures: 1},
+		{name: "bitmap read fails", getErrs: []error{apierrors.NewInternalError(errors.New("etcd timeout"))}, wantFailures: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bitmap := newBitmap(t, testRange)
+			bitmap.getErrs = tc.getErrs
+			client := fake.NewClientset(newService("a", 30001))
+			var lists atomic.Int32
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if n := int(lists.Add(1)); n <= len(tc.listErrs) {
+					return true, nil, tc.listErrs[n-1]
+				}
+				return false, nil, nil
+			})
+			r, rec := newTestRepair(t, client, bitmap)
+
+			runFirstPass(t, r)
+
+			if _, ports := bitmap.ports(t); !slices.Equal(ports, []int{30001}) {
+				t.Errorf("bitmap = %v, want [30001]", ports)
+			}
+			if got := reconcileErrors(t); got != tc.wantFailures {
+				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.wantFailures)
+			}
+			if got := len(rec.recorded()); got != 1 {
+				t.Errorf("recorded %d events, want 1 PortNotAllocated", got)
+			}
+		})
+	}
+}
+
+func TestRunUntilStops(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("never ready")
+	})
+	r, _ := newTestRepair(t, client, newBitmap(t, testRange))
+
+	stopCh := make(chan struct{})
+	done := make(chan struct{})
+	var firstSuccess atomic.Bool
+	go func() {
+		defer close(done)
+		r.RunUntil(func() { firstSuccess.Store(true) }, stopCh)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	close(stopCh)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunUntil did not return after stopCh closed")
+	}
+	if firstSuccess.Load() {
+		t.Error("onFirstSuccess called although every pass failed")
+	}
+	if got := reconcileErrors(t); got < 1 {
+		t.Errorf("reconcile_errors_total = %v, want the failed passes counted", got)
+	}
+}
+
+func TestRepairEventsReachTheAPI(t *testing.T) {
+	client := fake.NewClientset(newService("a", 8080))
+	r := newRepair(time.Hour, client, mustPortRange(t, testRange), newBitmap(t, testRange))
+	r.firstPassBackoff = fastBackoff
+
+	stopCh := make(chan struct{})
+	defer close(stopCh)
+	go r.RunUntil(func() {}, stopCh)
+
+	var got []string
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = got[:0]
+		for _, e := range list.Items {
+			got = append(got, strings.Join([]string{e.Type, e.Reason, e.Action, e.Regarding.Kind, e.Regarding.Name, e.ReportingController, e.Note}, "|"))
+		}
+		return len(got) > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("no event recorded: %v", err)
+	}
+	want := []string{"Warning|PortOutOfRange|PortAllocation|Service|a|portallocator-repair-controller|" +
+		"Port 8080 is not within the port range 30000-32767; please recreate service"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRepairMetricsExported(t *testing.T) {
+	client := fake.NewClientset(newService("a", 30001), newService("b", 30001))
+	r, _ := newTestRepair(t, client, newBitmap(t, testRange, 30001))
+	if err := r.runOnce(context.Background()); err != nil {
+		t.Fatalf("runOnce: %v", err)
+	}
+	nodePortRepairReconcileErrors.Inc()
+
+	want := `
+# HELP apiserver_nodeport_repair_port_errors_total [ALPHA] Number of errors detected on ports by the repair loop broken down by type of error: leak, repair, full, outOfRange, duplicate, unknown
+# TYPE apiserver_nodeport_repair_port_errors_total counter
+apiserver_nodeport_repair_port_errors_total{type="duplicate"} 1
+# HELP apiserver_nodeport_repair_reconcile_errors_total [ALPHA] Number of reconciliation failures on the nodeport repair reconcile loop
+# TYPE apiserver_nodeport_repair_reconcile_errors_total counter
+apiserver_nodeport_repair_reconcile_errors_total 1
+`
+	if err := testutil.GatherAndCompare(legacyregistry.DefaultGatherer, strings.NewReader(want),
+		"apiserver_nodeport_repair_port_errors_total", "apiserver_nodeport_repair_reconcile_errors_total"); err != nil {
+		t.Error(err)
+	}
+}
