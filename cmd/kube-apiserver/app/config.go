@@ -4,8 +4,8 @@ import (
 	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
 	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 	upstreamapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
+	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
 	"github.com/netfork/netfork/pkg/controlplane"
 )
 
@@ -30,7 +30,7 @@ type CompletedConfig struct {
 // NewConfig builds the configuration from the flags with upstream's code, which
 // is pure configuration, and hands the kube-apiserver part to netfork's control plane.
 func NewConfig(opts options.CompletedOptions) (*Config, error) {
-	upstream, err := upstreamapp.NewConfig(opts)
+	upstream, err := upstreamapp.NewConfig(opts.CompletedOptions)
 	if err != nil {
 		return nil, err
 	}

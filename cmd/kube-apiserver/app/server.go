@@ -23,8 +23,8 @@ import (
 	utilversion "k8s.io/component-base/version"
 	"k8s.io/component-base/version/verflag"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
+	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
 	"github.com/netfork/netfork/pkg/features"
 )
 
@@ -117,7 +117,8 @@ type PreparedServer interface {
 	Run(ctx context.Context) error
 }
 
-// NewServer builds and prepares the server chain without serving; tests run it themselves.
+// NewServer binds a dual-stack --bind-address, then builds and prepares the
+// server chain without serving; tests run it themselves.
 func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
 	if opts.InformerName == nil {
 		informerName, err := cache.NewInformerName("kube-apiserver")
@@ -126,6 +127,19 @@ func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
 		}
 		opts.InformerName = informerName
 	}
+	listener, err := opts.Listen(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	prepared, err := newServer(opts)
+	if err != nil && listener != nil {
+		_ = listener.Close()
+	}
+	return prepared, err
+}
+
+// newServer builds the server chain on listeners that are already bound.
+func newServer(opts options.CompletedOptions) (PreparedServer, error) {
 	config, err := NewConfig(opts)
 	if err != nil {
 		return nil, err

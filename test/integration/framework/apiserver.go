@@ -3,8 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,9 +19,9 @@ import (
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
+	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
 	"github.com/netfork/netfork/pkg/features"
 )
 
@@ -65,12 +63,10 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	creds := newCredentials(t, dir)
 	s, fs := newServerRunOptions()
 
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listener, err := listen(s, o.listenerFromFlags)
 	if err != nil {
 		t.Fatalf("framework: listening on loopback: %v", err)
 	}
-	s.SecureServing.Listener = listener
-	s.SecureServing.BindPort = listener.Addr().(*net.TCPAddr).Port
 	s.SecureServing.ServerCert.CertDirectory = dir
 
 	args := append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds), o.flags...)
@@ -80,7 +76,9 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	}
 	server, err := newInProcessServer(s, fs, args, informerName)
 	if err != nil {
-		_ = listener.Close()
+		if listener != nil {
+			_ = listener.Close()
+		}
 		informerName.Release()
 		t.Fatalf("framework: starting netfork apiserver with %v: %v", o.flags, err)
 	}
@@ -106,8 +104,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	}
 	t.Cleanup(stop)
 
-	host := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.SecureServing.BindPort))
-	result := newAPIServer(t, creds.adminConfig(host), o.etcdPrefix, stop)
+	result := newAPIServer(t, creds.adminConfig(servingURL(s)), o.etcdPrefix, stop)
 	waitReady(t, result, run)
 	return result
 }
@@ -131,7 +128,7 @@ func setFeatureGates(t *testing.T, gates map[featuregate.Feature]bool) {
 	}
 }
 
-// newServerRunOptions returns upstream's kube-apiserver options bound to a flag
+// newServerRunOptions returns netfork's kube-apiserver options bound to a flag
 // set, with a component registry of their own so flags never touch another
 // server's; feature gates are copied from the process-wide gate.
 func newServerRunOptions() (*options.ServerRunOptions, *pflag.FlagSet) {

@@ -20,6 +20,8 @@ type serverOptions struct {
 	flags        []string
 	featureGates map[featuregate.Feature]bool
 	etcdPrefix   string
+	// listenerFromFlags leaves binding to the apiserver's --bind-address.
+	listenerFromFlags bool
 }
 
 // WithFlags appends kube-apiserver flags after the framework's defaults, so they override them.
@@ -44,6 +46,13 @@ func WithFeatureGates(gates map[featuregate.Feature]bool) Option {
 // WithEtcdPrefix stores the cluster under prefix, so several apiservers of a test share one cluster.
 func WithEtcdPrefix(prefix string) Option {
 	return func(o *serverOptions) { o.etcdPrefix = prefix }
+}
+
+// WithListenerFromFlags lets the apiserver bind what --bind-address says, on a
+// port free on 127.0.0.1 and ::1, instead of the framework's 127.0.0.1 listener;
+// the client talks to the primary address. Dual-stack tests need it.
+func WithListenerFromFlags() Option {
+	return func(o *serverOptions) { o.listenerFromFlags = true }
 }
 
 var prefixCounter atomic.Int64

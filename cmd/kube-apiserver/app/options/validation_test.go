@@ -1,0 +1,117 @@
+package options
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDualStackBadInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // the one error, from Complete or from netfork's validation
+	}{
+		{name: "gate off, bind pair is upstream's parse error",
+			args:    []string{"--bind-address=127.0.0.1,::1", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `invalid argument "127.0.0.1,::1" for "--bind-address" flag: failed to parse IP: "127.0.0.1,::1"`},
+		{name: "gate off, advertise pair is upstream's parse error",
+			args:    []string{"--advertise-address=192.0.2.20,2001:db8::20", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `invalid argument "192.0.2.20,2001:db8::20" for "--advertise-address" flag: failed to parse IP: "192.0.2.20,2001:db8::20"`},
+		{name: "bind pair of one family",
+			args:    []string{gateOn, "--bind-address=0.0.0.0,0.0.0.0", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--bind-address: "0.0.0.0,0.0.0.0" holds two IPv4 addresses; a pair needs one IPv4 and one IPv6 address`},
+		{name: "two IPv6 bind addresses",
+			args:    []string{gateOn, "--bind-address=::1,fd00::1", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--bind-address: "::1,fd00::1" holds two IPv6 addresses; a pair needs one IPv4 and one IPv6 address`},
+		{name: "three bind addresses",
+			args:    []string{gateOn, "--bind-address=127.0.0.1,::1,10.0.0.1", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--bind-address: "127.0.0.1,::1,10.0.0.1" has 3 addresses; want one IP or a pair of one IPv4 and one IPv6 address`},
+		{name: "hostname in a bind pair",
+			args:    []string{gateOn, "--bind-address=localhost,::1", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--bind-address: "localhost" is not an IP address`},
+		{name: "hostname in an advertise pair",
+			args:    []string{gateOn, "--advertise-address=192.0.2.20,apiserver.example", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--advertise-address: "apiserver.example" is not an IP address`},
+		{name: "three advertise addresses",
+			args:    []string{gateOn, "--advertise-address=192.0.2.20,2001:db8::20,192.0.2.21", "--service-cluster-ip-range=" + dualIPv4First},
+			wantErr: `--advertise-address: "192.0.2.20,2001:db8::20,192.0.2.21" has 3 addresses; want one IP or a pair of one IPv4 and one IPv6 address`},
+		{name: "bind pair with a single-stack service range",
+			args: []string{gateOn, "--bind-address=127.0.0.1,::1", "--service-cluster-ip-range=" + singleIPv4},
+			wantErr: `--bind-address "127.0.0.1,::1" is dual-stack but --service-cluster-ip-range "10.96.0.0/16" is single-stack; ` +
+				`give one range per family`},
+		{name: "bind pair with the default service range",
+			args: []string{gateOn, "--bind-address=127.0.0.1,::1", "--advertise-address=192.0.2.20"},
+			wantErr: `--bind-address "127.0.0.1,::1" is dual-stack but --service-cluster-ip-range "10.0.0.0/24" is single-stack; ` +
+				`give one range per family`},
+		{name: "advertise pair with a single-stack service range",
+			args: []string{gateOn, "--advertise-address=192.0.2.20,2001:db8::20", "--service-cluster-ip-range=" + singleIPv4},
+			wantErr: `--advertise-address "192.0.2.20,2001:db8::20" is dual-stack but --service-cluster-ip-range "10.96.0.0/16" is single-stack; ` +
+				`give one range per family`},
+		{name: "advertise address of a family the service ranges lack",
+			args: []string{gateOn, "--advertise-address=2001:db8::20", "--endpoint-reconciler-type=none",
+				"--service-cluster-ip-range=" + singleIPv4},
+			wantErr: `--advertise-address "2001:db8::20" is IPv6 but --service-cluster-ip-range "10.96.0.0/16" has no IPv6 range`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, completed, err := complete(t, host(hostIPv4, hostIPv6), tc.args...)
+			if err == nil {
+				errs := completed.validateDualStack()
+				if len(errs) > 1 {
+					t.Fatalf("got %d errors %s, want one line", len(errs), joinErrors(errs))
+				}
+				if len(errs) == 1 {
+					err = errs[0]
+				}
+			}
+			if err == nil || err.Error() != tc.wantErr {
+				t.Fatalf("error = %v, want %q", err, tc.wantErr)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestValidateRunsUpstreamThenNetfork(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		wantNetfork string // "" when netfork adds nothing
+		wantSubstr  string // an error Validate must include
+	}{
+		{name: "netfork's rule after upstream's",
+			args:        []string{gateOn, "--bind-address=127.0.0.1,::1", "--service-cluster-ip-range=" + singleIPv4},
+			wantNetfork: `--bind-address "127.0.0.1,::1" is dual-stack`,
+			wantSubstr:  "--etcd-servers must be specified"},
+		{name: "upstream alone reports a primary advertise family mismatch while it reconciles endpoints",
+			args:       []string{gateOn, "--advertise-address=2001:db8::20", "--endpoint-reconciler-type=lease", "--service-cluster-ip-range=" + singleIPv4},
+			wantSubstr: `service IP family "10.96.0.0/16" must match public address family "2001:db8::20"`},
+		{name: "gate off adds nothing",
+			args:       []string{"--advertise-address=2001:db8::20", "--endpoint-reconciler-type=none", "--service-cluster-ip-range=" + singleIPv4},
+			wantSubstr: "--etcd-servers must be specified"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, completed, err := complete(t, host(hostIPv4, hostIPv6), tc.args...)
+			if err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			all := joinErrors(completed.Validate())
+			if !strings.Contains(all, tc.wantSubstr) {
+				t.Errorf("Validate() = %s, want it to include %q", all, tc.wantSubstr)
+			}
+			netfork := completed.validateDualStack()
+			if !completed.dualStackEnabled {
+				netfork = nil
+			}
+			switch {
+			case tc.wantNetfork == "" && len(netfork) != 0:
+				t.Errorf("netfork's rules = %s, want none", joinErrors(netfork))
+			case tc.wantNetfork != "" && (len(netfork) != 1 || !strings.Contains(all, tc.wantNetfork)):
+				t.Errorf("Validate() = %s, want netfork's %q once", all, tc.wantNetfork)
+			}
+		})
+	}
+}
