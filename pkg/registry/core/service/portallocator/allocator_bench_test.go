@@ -29,6 +29,11 @@ func BenchmarkPortAllocatorAllocateNext(b *testing.B) {
 		b.Run("impl=upstream/"+name, func(b *testing.B) {
 			benchAllocateNextRelease(b, fillPorts(b, newUpstreamAllocator(b, portRange), used))
 		})
+		b.Run("impl=netfork-metrics/"+name, func(b *testing.B) {
+			a := newTestAllocator(b, portRange)
+			a.EnableMetrics()
+			benchAllocateNextRelease(b, fillPorts(b, a, used))
+		})
 	}
 }
 
