@@ -209,6 +209,32 @@ func TestRepairPass(t *testing.T) {
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
+			name:          "dual-stack: secondary bitmap stored over the primary range (#127588) is replaced",
+			primaryCIDR:   v4CIDR,
+			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			secondaryCIDR: v6CIDR,
+			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			services:      []runtime.Object{newService("a", "10.0.0.10", "fd00::10")},
+			wantPrimary:   []string{"10.0.0.10"},
+			wantSecondary: []string{"fd00::10"},
+			wantWrites:    1,
+			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+				"Cluster IP [IPv6]:fd00::10 is not allocated; repairing")},
+			wantErrors: map[string]float64{"repair": 1},
+		},
+		{
+			// The bitmap keeps 2^16 addresses of a larger range, as upstream's; an
+			// address past them (#129797) is reported out of range, in upstream's words.
+			name:        "IPv6 ClusterIP past the addresses a bitmap keeps",
+			primaryCIDR: "fd00::/64",
+			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "fd00::/64", "fd00::10") },
+			services:    []runtime.Object{newService("a", "fd00::10"), newService("b", "fd00::1:0:0:1")},
+			wantPrimary: []string{"fd00::10"},
+			wantEvents: []event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
+				"Cluster IP [IPv6]:fd00::1:0:0:1 is not within the service CIDR fd00::/64; please recreate service")},
+			wantErrors: map[string]float64{"outOfRange": 1},
+		},
+		{
 			name:          "dual-stack: out-of-range secondary ClusterIP",
 			primaryCIDR:   v4CIDR,
 			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
