@@ -28,7 +28,7 @@ type Allocators struct {
 	SecondaryBitmap rangeallocation.RangeRegistry
 }
 
-// NewAllocators builds the ClusterIP allocators for c, honouring the
+// NewAllocators builds the ClusterIP allocators for c, honoring the
 // MultiCIDRServiceAllocator and DisableAllocatorDualWrite gates.
 func NewAllocators(c Config) (*Allocators, error) {
 	if c.PrimaryRange.IP == nil {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
@@ -11,7 +12,13 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator/storage/storagetest"
 )
+
+// TestMain stops the embedded etcd the seam tests start on first use.
+func TestMain(m *testing.M) {
+	os.Exit(storagetest.Main(m))
+}
 
 // mustCIDR parses a CIDR fixture.
 func mustCIDR(t testing.TB, s string) *net.IPNet {
@@ -78,4 +85,14 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// mustMap is an empty allocation map for rangeSpec, for bindings that only read or seed etcd.
+func mustMap(t testing.TB, rangeSpec string) *allocator.AllocationMap {
+	t.Helper()
+	m, err := allocator.NewAllocationMap(0, rangeSpec, 0)
+	if err != nil {
+		t.Fatalf("NewAllocationMap: %v", err)
+	}
+	return m
 }

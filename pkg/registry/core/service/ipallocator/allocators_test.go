@@ -1,0 +1,175 @@
+package ipallocator
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/features"
+	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator/storage/storagetest"
+)
+
+// seamConfig is a dual-stack Config over a test's own etcd prefix.
+func seamConfig(t *testing.T, s storagetest.Storage) Config {
+	client := fake.NewClientset()
+	return Config{
+		PrimaryRange:   *mustCIDR(t, "10.96.0.0/24"),
+		SecondaryRange: *mustCIDR(t, "fd00::/120"),
+		StorageConfig:  s.ServiceIPs,
+		Client:         client,
+		Informers:      informers.NewSharedInformerFactory(client, 0),
+	}
+}
+
+// seedBitmap stores a bitmap at key as another apiserver would have.
+func seedBitmap(t *testing.T, s storagetest.Storage, key, rangeSpec string) {
+	t.Helper()
+	e, err := allocatorstorage.New(mustMap(t, rangeSpec), key, s.ServiceIPs)
+	if err != nil {
+		t.Fatalf("storage.New: %v", err)
+	}
+	defer e.Destroy()
+	if err := e.CreateOrUpdate(&api.RangeAllocation{Range: rangeSpec}); err != nil {
+		t.Fatalf("seeding %s: %v", key, err)
+	}
+}
+
+func TestNewAllocators(t *testing.T) {
+	tests := []struct {
+		name                   string
+		multiCIDR, noDualWrite bool
+		// seed is a range stored at a key before start-up.
+		seed map[string]string
+		// wantRange and wantMeta tell which allocator serves: netfork's Range or upstream's MetaAllocator.
+		wantRange, wantMeta bool
+		// wantStored is what each key holds after start-up, "" for nothing.
+		wantStored map[string]string
+		wantErr    string
+	}{{
+		name:       "bitmap mode: netfork's Ranges, bitmaps left to the repair loop",
+		wantRange:  true,
+		wantStored: map[string]string{PrimaryBitmapKey: "", SecondaryBitmapKey: ""},
+	}, {
+		name:       "bitmap mode over stored bitmaps",
+		seed:       map[string]string{PrimaryBitmapKey: "10.96.0.0/24", SecondaryBitmapKey: "fd00::/120"},
+		wantRange:  true,
+		wantStored: map[string]string{PrimaryBitmapKey: "10.96.0.0/24", SecondaryBitmapKey: "fd00::/120"},
+	}, {
+		name:       "dual-write: bitmaps created at start-up, each with its own range (#127588)",
+		multiCIDR:  true,
+		wantMeta:   true,
+		wantStored: map[string]string{PrimaryBitmapKey: "10.96.0.0/24", SecondaryBitmapKey: "fd00::/120"},
+	}, {
+		name:        "no dual-write: no bitmaps",
+		multiCIDR:   true,
+		noDualWrite: true,
+		wantMeta:    true,
+		wantStored:  map[string]string{PrimaryBitmapKey: "", SecondaryBitmapKey: ""},
+	}, {
+		name:    "bitmap mode, --service-cluster-ip-range changed",
+		seed:    map[string]string{PrimaryBitmapKey: "10.0.0.0/24"},
+		wantErr: "cannot create cluster IP allocator for 10.96.0.0/24: stored ClusterIP bitmap /ranges/serviceips holds IPv4 range 10.0.0.0/24 but --service-cluster-ip-range says IPv4 range 10.96.0.0/24: ",
+	}, {
+		name:      "dual-write, secondary bitmap of the primary's family, as upstream #127588 left it",
+		multiCIDR: true,
+		seed:      map[string]string{SecondaryBitmapKey: "10.96.0.0/24"},
+		wantErr:   "stored ClusterIP bitmap /ranges/secondaryserviceips holds IPv4 range 10.96.0.0/24 but the secondary range of --service-cluster-ip-range says IPv6 range fd00::/120: ",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, tc.multiCIDR)
+			featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.DisableAllocatorDualWrite, tc.noDualWrite)
+			s := storagetest.New(t)
+			for key, rangeSpec := range tc.seed {
+				seedBitmap(t, s, key, rangeSpec)
+			}
+
+			a, err := NewAllocators(seamConfig(t, s))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("NewAllocators = %v, want one line containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("NewAllocators: %v", err)
+			}
+			t.Cleanup(a.Destroy)
+
+			for family, alloc := range a.ByFamily {
+				_, isRange := alloc.(*Range)
+				_, isMeta := alloc.(*upstreamipallocator.MetaAllocator)
+				if isRange != tc.wantRange || isMeta != tc.wantMeta {
+					t.Errorf("%s allocator is %T", family, alloc)
+				}
+			}
+			if tc.noDualWrite != (a.PrimaryBitmap == nil) || tc.noDualWrite != (a.SecondaryBitmap == nil) {
+				t.Errorf("bitmap registries %v, %v with dual-write disabled %v", a.PrimaryBitmap, a.SecondaryBitmap, tc.noDualWrite)
+			}
+			for key, want := range tc.wantStored {
+				if got := storedRange(t, s, key); got != want {
+					t.Errorf("%s holds range %q after start-up, want %q", key, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestBitmapModeAllocatesThroughEtcd follows a bitmap-mode start: the repair
+// loop's first pass creates the bitmap, then Services allocate through it.
+func TestBitmapModeAllocatesThroughEtcd(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, false)
+	s := storagetest.New(t)
+	a, err := NewAllocators(seamConfig(t, s))
+	if err != nil {
+		t.Fatalf("NewAllocators: %v", err)
+	}
+	t.Cleanup(a.Destroy)
+
+	if _, err := a.Primary.AllocateNext(); err == nil || !strings.Contains(err.Error(), "at this time") {
+		t.Fatalf("AllocateNext before the repair loop ran = %v, want upstream's not-yet error", err)
+	}
+	if err := a.PrimaryBitmap.CreateOrUpdate(&api.RangeAllocation{Range: "10.96.0.0/24"}); err != nil {
+		t.Fatalf("the repair loop's CreateOrUpdate: %v", err)
+	}
+	ip, err := a.Primary.AllocateNext()
+	if err != nil {
+		t.Fatalf("AllocateNext: %v", err)
+	}
+	if !between(t, ip, "10.96.0.17", "10.96.0.254") {
+		t.Errorf("AllocateNext = %s, want an address of the dynamic band", ip)
+	}
+	if err := a.Primary.Allocate(ip); !strings.Contains(errText(err), "already allocated") {
+		t.Errorf("Allocate(%s) again = %v, want upstream's ErrAllocated", ip, err)
+	}
+	// Another apiserver on the same etcd sees the allocation.
+	other, err := NewAllocators(seamConfig(t, s))
+	if err != nil {
+		t.Fatalf("second NewAllocators: %v", err)
+	}
+	t.Cleanup(other.Destroy)
+	if !other.Primary.Has(ip) {
+		t.Errorf("a second apiserver does not see %s", ip)
+	}
+}
+
+// storedRange is the range stored at key, "" when nothing is.
+func storedRange(t *testing.T, s storagetest.Storage, key string) string {
+	t.Helper()
+	e, err := allocatorstorage.New(mustMap(t, "unused"), key, s.ServiceIPs)
+	if err != nil {
+		t.Fatalf("storage.New: %v", err)
+	}
+	defer e.Destroy()
+	obj, err := e.Get()
+	if err != nil {
+		t.Fatalf("Get %s: %v", key, err)
+	}
+	return obj.Range
+}
