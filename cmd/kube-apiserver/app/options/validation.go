@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	netutils "k8s.io/utils/net"
-
-	"k8s.io/kubernetes/pkg/controlplane/reconcilers"
 )
 
 // Validate runs upstream's validation, then netfork's dual-stack rules when the gate is on.
@@ -40,12 +38,11 @@ func (o CompletedOptions) validateDualStack() []error {
 
 // validateAdvertiseFamilies insists that every advertised address has a service
 // range of its family, since the kubernetes Service publishes it. Upstream
-// already checks the primary against the primary range whenever an endpoint
-// reconciler runs, so netfork leaves that case to upstream's message.
+// checks the primary too while an endpoint reconciler runs, but its message
+// does not name the flag, so netfork's comes alongside.
 func (o CompletedOptions) validateAdvertiseFamilies(families []netutils.IPFamily, ranges string) error {
-	upstreamChecksPrimary := reconcilers.Type(o.EndpointReconcilerType) != reconcilers.NoneEndpointReconcilerType
-	for i, ip := range o.DualStack.AdvertiseAddresses {
-		if ip == nil || (i == 0 && upstreamChecksPrimary) {
+	for _, ip := range o.DualStack.AdvertiseAddresses {
+		if ip == nil {
 			continue
 		}
 		family := netutils.IPFamilyOf(ip)
