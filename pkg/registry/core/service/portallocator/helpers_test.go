@@ -2,6 +2,7 @@ package portallocator
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -9,7 +10,13 @@ import (
 	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	"github.com/netfork/netfork/pkg/registry/core/service/allocator/storage/storagetest"
 )
+
+// TestMain stops the embedded etcd the seam tests start on first use.
+func TestMain(m *testing.M) {
+	os.Exit(storagetest.Main(m))
+}
 
 // mustPortRange parses a port range fixture.
 func mustPortRange(t testing.TB, s string) utilnet.PortRange {
