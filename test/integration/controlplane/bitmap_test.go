@@ -3,8 +3,8 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"sync"
 	"net/netip"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
