@@ -5,9 +5,10 @@ import (
 	"time"
 
 	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/ipallocator
@@ -96,17 +97,10 @@ var registerMetricsOnce sync.Once
 func registerMetrics() {
 	registerMetricsOnce.Do(func() {
 		new(upstreamipallocator.Range).EnableMetrics()
-		logger := klog.Background()
-		for _, c := range []metrics.Registerable{
+		registrationClashes = metricsutil.TakeOver(klog.Background(),
+			"ClusterIP allocator metric not registered; netfork's bitmap will not export it",
 			clusterIPAllocated, clusterIPAvailable, clusterIPAllocations,
-			clusterIPAllocationErrors, clusterIPAllocationLatency,
-		} {
-			clash, err := registerOver(c)
-			registrationClashes[c.FQName()] = clash
-			if err != nil {
-				logger.V(2).Info("ClusterIP allocator metric not registered; netfork's bitmap will not export it", "metric", c.FQName(), "err", err)
-			}
-		}
+			clusterIPAllocationErrors, clusterIPAllocationLatency)
 	})
 }
 
@@ -114,20 +108,7 @@ func registerMetrics() {
 // when netfork's collector was first registered: upstream's collector of the
 // same descriptors (fully-qualified name, help, label names) being there
 // gives prometheus's AlreadyRegisteredError; other descriptors, another error.
-var registrationClashes = map[string]error{}
-
-// registerOver registers c in the legacy registry in place of a collector
-// registered there with c's descriptors, returning the first attempt's error.
-func registerOver(c metrics.Registerable) (clash, err error) {
-	clash = legacyregistry.Register(c)
-	if clash == nil {
-		return nil, nil
-	}
-	if !legacyregistry.Registerer().Unregister(c) {
-		return clash, clash
-	}
-	return clash, legacyregistry.Register(c)
-}
+var registrationClashes map[string]error
 
 // scope is the kind of allocation, as upstream labels it: static when the
 // caller asked for an address (Allocate), dynamic when AllocateNext picked it.

@@ -1,13 +1,12 @@
 package controller
 
 import (
-	"errors"
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
 // Names, help and labels are upstream's (apiserver_clusterip_repair_*), so
@@ -63,16 +62,6 @@ var registerMetricsOnce sync.Once
 // still count, only the first registration is exported.
 func registerMetrics(logger klog.Logger) {
 	registerMetricsOnce.Do(func() {
-		for _, m := range []metrics.Registerable{clusterIPRepairIPErrors, clusterIPRepairReconcileErrors} {
-			err := legacyregistry.Register(m)
-			var already prometheus.AlreadyRegisteredError
-			switch {
-			case err == nil:
-			case errors.As(err, &already):
-				logger.V(2).Info("ClusterIP repair metric already registered; keeping the first", "metric", m.FQName())
-			default:
-				logger.Error(err, "Cannot register a ClusterIP repair metric", "metric", m.FQName())
-			}
-		}
+		metricsutil.KeepFirst(logger, "ClusterIP repair", clusterIPRepairIPErrors, clusterIPRepairReconcileErrors)
 	})
 }

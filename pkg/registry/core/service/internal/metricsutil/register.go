@@ -1,0 +1,57 @@
+package metricsutil
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+)
+
+// TakeOver registers each of cs with RegisterOver, so that netfork's
+// collectors are the ones exported, and returns per fully-qualified name the
+// first attempt's error; a collector that still cannot be registered is logged
+// with msg at V(2) and counts unexported.
+func TakeOver(logger klog.Logger, msg string, cs ...metrics.Registerable) (clashes map[string]error) {
+	clashes = make(map[string]error, len(cs))
+	for _, c := range cs {
+		clash, err := RegisterOver(c)
+		clashes[c.FQName()] = clash
+		if err != nil {
+			logger.V(2).Info(msg, "metric", c.FQName(), "err", err)
+		}
+	}
+	return clashes
+}
+
+// RegisterOver registers c in the legacy registry in place of a collector
+// registered there with c's descriptors, returning the first attempt's error.
+func RegisterOver(c metrics.Registerable) (clash, err error) {
+	clash = legacyregistry.Register(c)
+	if clash == nil {
+		return nil, nil
+	}
+	if !legacyregistry.Registerer().Unregister(c) {
+		return clash, clash
+	}
+	return clash, legacyregistry.Register(c)
+}
+
+// KeepFirst registers each of cs in the legacy registry, keeping a collector
+// already registered under the same descriptors: "already registered" is logged
+// as "<what> metric already registered; keeping the first" at V(2), any other
+// error as "Cannot register a <what> metric".
+func KeepFirst(logger klog.Logger, what string, cs ...metrics.Registerable) {
+	for _, c := range cs {
+		err := legacyregistry.Register(c)
+		var already prometheus.AlreadyRegisteredError
+		switch {
+		case err == nil:
+		case errors.As(err, &already):
+			logger.V(2).Info(what+" metric already registered; keeping the first", "metric", c.FQName())
+		default:
+			logger.Error(err, "Cannot register a "+what+" metric", "metric", c.FQName())
+		}
+	}
+}
