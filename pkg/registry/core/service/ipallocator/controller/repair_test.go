@@ -26,6 +26,7 @@ import (
 	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
 
 	"github.com/netfork/netfork/pkg/features"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 func TestRepairPass(t *testing.T) {
@@ -36,94 +37,94 @@ func TestRepairPass(t *testing.T) {
 	tests := []struct {
 		name          string
 		primaryCIDR   string
-		primary       func(t *testing.T) *fakeBitmap
+		primary       func(t *testing.T) *registrytest.Bitmap
 		secondaryCIDR string
-		secondary     func(t *testing.T) *fakeBitmap
+		secondary     func(t *testing.T) *registrytest.Bitmap
 		services      []runtime.Object
 
 		wantPrimary   []string
 		wantSecondary []string
 		// wantWrites is how many bitmaps the pass writes.
 		wantWrites int
-		wantEvents []event
+		wantEvents []registrytest.Event
 		wantErrors map[string]float64
 	}{
 		{
 			name:        "bitmap in sync",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.11") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.11") },
 			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.11")},
 			wantPrimary: []string{"10.0.0.10", "10.0.0.11"},
 		},
 		{
 			name:        "missing allocation is repaired",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.20")},
 			wantPrimary: []string{"10.0.0.10", "10.0.0.20"},
 			wantWrites:  1,
-			wantEvents: []event{warning("b", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("b", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.20 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:        "leaked IP is held on its first pass",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.99") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10", "10.0.0.99") },
 			services:    []runtime.Object{newService("a", "10.0.0.10")},
 			wantPrimary: []string{"10.0.0.10", "10.0.0.99"},
 		},
 		{
 			name:        "ClusterIP out of range",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.1.0.1")},
 			wantPrimary: []string{"10.0.0.10"},
-			wantEvents: []event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service")},
 			wantErrors: map[string]float64{"outOfRange": 1},
 		},
 		{
 			name:        "network address is out of range",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR) },
 			services:    []runtime.Object{newService("a", "10.0.0.0")},
-			wantEvents: []event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.0 is not within the service CIDR 10.0.0.0/24; please recreate service")},
 			wantErrors: map[string]float64{"outOfRange": 1},
 		},
 		{
 			name:        "two Services with the same ClusterIP",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			services:    []runtime.Object{newService("a", "10.0.0.10"), newService("b", "10.0.0.10")},
 			wantPrimary: []string{"10.0.0.10"},
-			wantEvents: []event{warning("b", "ClusterIPAlreadyAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("b", "ClusterIPAlreadyAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.10 was assigned to multiple services; please recreate service")},
 			wantErrors: map[string]float64{"duplicate": 1},
 		},
 		{
 			name:        "ClusterIP of a family the cluster does not serve",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR) },
 			services:    []runtime.Object{newService("a", "fd00::10")},
-			wantEvents: []event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
 				"Cluster IP fd00::10(IPv6) is of ip family that is no longer configured on cluster; please recreate service")},
 			wantErrors: map[string]float64{"invalid": 1},
 		},
 		{
 			name:        "ClusterIP that is not an IP",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR) },
 			services:    []runtime.Object{newService("a", "10.0.0.300")},
-			wantEvents: []event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotValid", "ClusterIPValidation",
 				"Cluster IP 10.0.0.300 is not a valid IP; please recreate service")},
 			wantErrors: map[string]float64{"invalid": 1},
 		},
 		{
 			name:        "headless and ExternalName Services hold no ClusterIP",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR) },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR) },
 			services: []runtime.Object{
 				newService("headless", corev1.ClusterIPNone),
 				&corev1.Service{
@@ -135,52 +136,52 @@ func TestRepairPass(t *testing.T) {
 		{
 			name:        "bitmap never written is created",
 			primaryCIDR: v4CIDR,
-			primary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			primary:     func(*testing.T) *registrytest.Bitmap { return &registrytest.Bitmap{} },
 			services:    []runtime.Object{newService("a", "10.0.0.10")},
 			wantPrimary: []string{"10.0.0.10"},
 			wantWrites:  1,
-			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:        "empty bitmap never written is created",
 			primaryCIDR: v4CIDR,
-			primary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			primary:     func(*testing.T) *registrytest.Bitmap { return &registrytest.Bitmap{} },
 			wantWrites:  1,
 		},
 		{
 			name:        "corrupt stored bitmap is rebuilt from the Services",
 			primaryCIDR: v4CIDR,
-			primary: func(t *testing.T) *fakeBitmap {
+			primary: func(t *testing.T) *registrytest.Bitmap {
 				f := newBitmap(t, v4CIDR, "10.0.0.10")
-				f.stored.Range = "not-a-cidr"
+				f.Stored.Range = "not-a-cidr"
 				return f
 			},
 			services:    []runtime.Object{newService("a", "10.0.0.10")},
 			wantPrimary: []string{"10.0.0.10"},
 			wantWrites:  1,
-			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:        "bitmap of another range is replaced",
 			primaryCIDR: v4CIDR,
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "10.0.1.0/24", "10.0.1.10") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, "10.0.1.0/24", "10.0.1.10") },
 			services:    []runtime.Object{newService("a", "10.0.0.10")},
 			wantPrimary: []string{"10.0.0.10"},
 			wantWrites:  1,
-			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:          "dual-stack: each family to its own bitmap",
 			primaryCIDR:   v4CIDR,
-			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:       func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			secondaryCIDR: v6CIDR,
-			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR) },
+			secondary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v6CIDR) },
 			services: []runtime.Object{
 				newService("a", "10.0.0.10", "fd00::10"),
 				newService("b", "fd00::20"),
@@ -188,7 +189,7 @@ func TestRepairPass(t *testing.T) {
 			wantPrimary:   []string{"10.0.0.10"},
 			wantSecondary: []string{"fd00::10", "fd00::20"},
 			wantWrites:    1,
-			wantEvents: []event{
+			wantEvents: []registrytest.Event{
 				warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation", "Cluster IP [IPv6]:fd00::10 is not allocated; repairing"),
 				warning("b", "ClusterIPNotAllocated", "ClusterIPAllocation", "Cluster IP [IPv6]:fd00::20 is not allocated; repairing"),
 			},
@@ -197,28 +198,28 @@ func TestRepairPass(t *testing.T) {
 		{
 			name:          "dual-stack: secondary bitmap never written is created over the secondary range",
 			primaryCIDR:   v6CIDR,
-			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR, "fd00::10") },
+			primary:       func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v6CIDR, "fd00::10") },
 			secondaryCIDR: v4CIDR,
-			secondary:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			secondary:     func(*testing.T) *registrytest.Bitmap { return &registrytest.Bitmap{} },
 			services:      []runtime.Object{newService("a", "fd00::10", "10.0.0.10")},
 			wantPrimary:   []string{"fd00::10"},
 			wantSecondary: []string{"10.0.0.10"},
 			wantWrites:    1,
-			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv4]:10.0.0.10 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:          "dual-stack: secondary bitmap stored over the primary range (#127588) is replaced",
 			primaryCIDR:   v4CIDR,
-			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:       func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			secondaryCIDR: v6CIDR,
-			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			secondary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			services:      []runtime.Object{newService("a", "10.0.0.10", "fd00::10")},
 			wantPrimary:   []string{"10.0.0.10"},
 			wantSecondary: []string{"fd00::10"},
 			wantWrites:    1,
-			wantEvents: []event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPNotAllocated", "ClusterIPAllocation",
 				"Cluster IP [IPv6]:fd00::10 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
@@ -227,22 +228,22 @@ func TestRepairPass(t *testing.T) {
 			// address past them (#129797) is reported out of range, in upstream's words.
 			name:        "IPv6 ClusterIP past the addresses a bitmap keeps",
 			primaryCIDR: "fd00::/64",
-			primary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "fd00::/64", "fd00::10") },
+			primary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, "fd00::/64", "fd00::10") },
 			services:    []runtime.Object{newService("a", "fd00::10"), newService("b", "fd00::1:0:0:1")},
 			wantPrimary: []string{"fd00::10"},
-			wantEvents: []event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("b", "ClusterIPOutOfRange", "ClusterIPAllocation",
 				"Cluster IP [IPv6]:fd00::1:0:0:1 is not within the service CIDR fd00::/64; please recreate service")},
 			wantErrors: map[string]float64{"outOfRange": 1},
 		},
 		{
 			name:          "dual-stack: out-of-range secondary ClusterIP",
 			primaryCIDR:   v4CIDR,
-			primary:       func(t *testing.T) *fakeBitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
+			primary:       func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v4CIDR, "10.0.0.10") },
 			secondaryCIDR: v6CIDR,
-			secondary:     func(t *testing.T) *fakeBitmap { return newBitmap(t, v6CIDR) },
+			secondary:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, v6CIDR) },
 			services:      []runtime.Object{newService("a", "10.0.0.10", "fd01::10")},
 			wantPrimary:   []string{"10.0.0.10"},
-			wantEvents: []event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
+			wantEvents: []registrytest.Event{warning("a", "ClusterIPOutOfRange", "ClusterIPAllocation",
 				"Cluster IP [IPv6]:fd01::10 is not within the service CIDR fd00::/120; please recreate service")},
 			wantErrors: map[string]float64{"outOfRange": 1},
 		},
@@ -250,7 +251,7 @@ func TestRepairPass(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			primary := tc.primary(t)
-			var secondary *fakeBitmap
+			var secondary *registrytest.Bitmap
 			if tc.secondary != nil {
 				secondary = tc.secondary(t)
 			}
@@ -261,8 +262,8 @@ func TestRepairPass(t *testing.T) {
 				t.Fatalf("runOnce: %v", err)
 			}
 
-			writes := primary.writes
-			gotRange, gotPrimary := primary.ips(t)
+			writes := primary.Writes
+			gotRange, gotPrimary := storedIPs(t, primary)
 			if wantRange := mustCIDR(t, tc.primaryCIDR).String(); gotRange != wantRange {
 				t.Errorf("primary bitmap range = %q, want %q", gotRange, wantRange)
 			}
@@ -270,8 +271,8 @@ func TestRepairPass(t *testing.T) {
 				t.Errorf("primary bitmap = %v, want %v", gotPrimary, tc.wantPrimary)
 			}
 			if secondary != nil {
-				writes += secondary.writes
-				gotRange, gotSecondary := secondary.ips(t)
+				writes += secondary.Writes
+				gotRange, gotSecondary := storedIPs(t, secondary)
 				if want := mustCIDR(t, tc.secondaryCIDR).String(); gotRange != want {
 					t.Errorf("secondary bitmap range = %q, want %q", gotRange, want)
 				}
@@ -282,7 +283,7 @@ func TestRepairPass(t *testing.T) {
 			if writes != tc.wantWrites {
 				t.Errorf("bitmap writes = %d, want %d", writes, tc.wantWrites)
 			}
-			if got := rec.recorded(); !slices.Equal(got, tc.wantEvents) {
+			if got := rec.Recorded(); !slices.Equal(got, tc.wantEvents) {
 				t.Errorf("events:\n got %+v\nwant %+v", got, tc.wantEvents)
 			}
 			if got := ipErrors(t); !maps.Equal(got, tc.wantErrors) {
@@ -359,7 +360,7 @@ func TestRepairLeakGrace(t *testing.T) {
 				if gotErr := err != nil; gotErr != s.failList {
 					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
 				}
-				_, ips := bitmap.ips(t)
+				_, ips := storedIPs(t, bitmap)
 				if held := slices.Contains(ips, "10.0.0.99"); held != s.wantHeld {
 					t.Errorf("pass %d: 10.0.0.99 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ips)
 				}
@@ -370,7 +371,7 @@ func TestRepairLeakGrace(t *testing.T) {
 					t.Errorf("pass %d: ip_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
 				}
 			}
-			if got := rec.recorded(); len(got) != 0 {
+			if got := rec.Recorded(); len(got) != 0 {
 				t.Errorf("leaks recorded events %v, want none", got)
 			}
 		})
@@ -380,13 +381,13 @@ func TestRepairLeakGrace(t *testing.T) {
 func TestRepairConflictingWrite(t *testing.T) {
 	const cidr = "10.0.0.0/24"
 	bitmap := newBitmap(t, cidr)
-	bitmap.writeErrs = []error{errConflict}
+	bitmap.WriteErrs = []error{registrytest.ErrConflict}
 	client := fake.NewClientset(newService("a", "10.0.0.10"))
 	r, _ := newTestRepair(t, client, cidr, bitmap, "", nil)
 
 	runFirstPass(t, r)
 
-	if _, ips := bitmap.ips(t); !slices.Contains(ips, "10.0.0.10") {
+	if _, ips := storedIPs(t, bitmap); !slices.Contains(ips, "10.0.0.10") {
 		t.Errorf("bitmap = %v, want 10.0.0.10 allocated after the conflict was retried", ips)
 	}
 	if got := reconcileErrors(t); got != 1 {
@@ -445,7 +446,7 @@ func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			bitmap := newBitmap(t, cidr)
-			bitmap.getErrs = tc.getErrs
+			bitmap.GetErrs = tc.getErrs
 			client := fake.NewClientset(newService("a", "10.0.0.10"))
 			var lists atomic.Int32
 			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -458,13 +459,13 @@ func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
 
 			runFirstPass(t, r)
 
-			if _, ips := bitmap.ips(t); !slices.Contains(ips, "10.0.0.10") {
+			if _, ips := storedIPs(t, bitmap); !slices.Contains(ips, "10.0.0.10") {
 				t.Errorf("bitmap = %v, want 10.0.0.10 allocated", ips)
 			}
 			if got := reconcileErrors(t); got != tc.wantFailures {
 				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.wantFailures)
 			}
-			if got := len(rec.recorded()); got != 1 {
+			if got := len(rec.Recorded()); got != 1 {
 				t.Errorf("recorded %d events, want 1 ClusterIPNotAllocated", got)
 			}
 		})
@@ -505,7 +506,7 @@ func TestRepairEventsReachTheAPI(t *testing.T) {
 	const cidr = "10.0.0.0/24"
 	client := fake.NewClientset(newService("a", "10.1.0.1"))
 	r := newBitmapRepair(Config{Interval: time.Hour, Client: client, PrimaryRange: *mustCIDR(t, cidr), PrimaryBitmap: newBitmap(t, cidr)})
-	r.firstPassBackoff = fastBackoff
+	r.firstPassBackoff = registrytest.FastBackoff
 
 	stopCh := make(chan struct{})
 	defer close(stopCh)
@@ -563,7 +564,7 @@ func TestNewRepair(t *testing.T) {
 		Client:        client,
 		Informers:     informers.NewSharedInformerFactory(client, 0),
 		PrimaryRange:  *mustCIDR(t, "10.0.0.0/24"),
-		PrimaryBitmap: &fakeBitmap{},
+		PrimaryBitmap: &registrytest.Bitmap{},
 	}
 	tests := []struct {
 		name      string

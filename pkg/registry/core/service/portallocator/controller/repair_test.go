@@ -20,70 +20,72 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 func TestRepairPass(t *testing.T) {
 	tests := []struct {
 		name     string
-		bitmap   func(t *testing.T) *fakeBitmap
+		bitmap   func(t *testing.T) *registrytest.Bitmap
 		services []runtime.Object
 
 		wantPorts  []int
 		wantWrites int
-		wantEvents []event
+		wantEvents []registrytest.Event
 		wantErrors map[string]float64
 	}{
 		{
 			name:      "bitmap in sync",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 30002) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001, 30002) },
 			services:  []runtime.Object{newService("a", 30001), newService("b", 30002)},
 			wantPorts: []int{30001, 30002},
 		},
 		{
 			name:       "missing allocation is repaired",
-			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			bitmap:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001) },
 			services:   []runtime.Object{newService("a", 30001), newService("b", 30002)},
 			wantPorts:  []int{30001, 30002},
 			wantWrites: 1,
-			wantEvents: []event{warning("b", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
+			wantEvents: []registrytest.Event{warning("b", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:      "leaked port is held on its first pass",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 32000) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001, 32000) },
 			services:  []runtime.Object{newService("a", 30001)},
 			wantPorts: []int{30001, 32000},
 		},
 		{
 			name:      "NodePort outside the range",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001) },
 			services:  []runtime.Object{newService("a", 30001, 8080)},
 			wantPorts: []int{30001},
-			wantEvents: []event{warning("a", "PortOutOfRange",
+			wantEvents: []registrytest.Event{warning("a", "PortOutOfRange",
 				"Port 8080 is not within the port range 30000-32767; please recreate service")},
 			wantErrors: map[string]float64{"outOfRange": 1},
 		},
 		{
 			name:      "two Services with the same NodePort",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001) },
 			services:  []runtime.Object{newService("a", 30001), newService("b", 30001)},
 			wantPorts: []int{30001},
-			wantEvents: []event{warning("b", "PortAlreadyAllocated",
+			wantEvents: []registrytest.Event{warning("b", "PortAlreadyAllocated",
 				"Port 30001 was assigned to multiple services; please recreate service")},
 			wantErrors: map[string]float64{"duplicate": 1},
 		},
 		{
 			name:      "one Service with the same NodePort twice on one protocol",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001) },
 			services:  []runtime.Object{newService("a", 30001, 30001)},
 			wantPorts: []int{30001},
-			wantEvents: []event{warning("a", "PortAlreadyAllocated",
+			wantEvents: []registrytest.Event{warning("a", "PortAlreadyAllocated",
 				"Port 30001 was assigned to multiple services; please recreate service")},
 			wantErrors: map[string]float64{"duplicate": 1},
 		},
 		{
 			name:   "one NodePort on TCP and UDP is one allocation",
-			bitmap: func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30053) },
+			bitmap: func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30053) },
 			services: []runtime.Object{func() *corev1.Service {
 				svc := newService("dns", 30053, 30053)
 				svc.Spec.Ports[1].Protocol = corev1.ProtocolUDP
@@ -93,57 +95,57 @@ func TestRepairPass(t *testing.T) {
 		},
 		{
 			name:       "health-check node port is repaired",
-			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001) },
+			bitmap:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001) },
 			services:   []runtime.Object{withHealthCheck(newService("lb", 30001), 30002)},
 			wantPorts:  []int{30001, 30002},
 			wantWrites: 1,
-			wantEvents: []event{warning("lb", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
+			wantEvents: []registrytest.Event{warning("lb", "PortNotAllocated", "Port 30002 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name:      "health-check node port taken by another Service",
-			bitmap:    func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange, 30001, 30002) },
+			bitmap:    func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange, 30001, 30002) },
 			services:  []runtime.Object{newService("a", 30002), withHealthCheck(newService("lb", 30001), 30002)},
 			wantPorts: []int{30001, 30002},
-			wantEvents: []event{warning("lb", "PortAlreadyAllocated",
+			wantEvents: []registrytest.Event{warning("lb", "PortAlreadyAllocated",
 				"Port 30002 was assigned to multiple services; please recreate service")},
 			wantErrors: map[string]float64{"duplicate": 1},
 		},
 		{
 			name:     "Services without node ports hold nothing",
-			bitmap:   func(t *testing.T) *fakeBitmap { return newBitmap(t, testRange) },
+			bitmap:   func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, testRange) },
 			services: []runtime.Object{newService("clusterip")},
 		},
 		{
 			name:       "bitmap never written is created",
-			bitmap:     func(*testing.T) *fakeBitmap { return &fakeBitmap{} },
+			bitmap:     func(*testing.T) *registrytest.Bitmap { return &registrytest.Bitmap{} },
 			services:   []runtime.Object{newService("a", 30001)},
 			wantPorts:  []int{30001},
 			wantWrites: 1,
-			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantEvents: []registrytest.Event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			name: "corrupt stored bitmap is rebuilt from the Services",
-			bitmap: func(t *testing.T) *fakeBitmap {
+			bitmap: func(t *testing.T) *registrytest.Bitmap {
 				f := newBitmap(t, testRange, 30001)
-				f.stored.Range = "not-a-range"
+				f.Stored.Range = "not-a-range"
 				return f
 			},
 			services:   []runtime.Object{newService("a", 30001)},
 			wantPorts:  []int{30001},
 			wantWrites: 1,
-			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantEvents: []registrytest.Event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 		{
 			// 31001 is in the new range too: it is held as a possible leak.
 			name:       "bitmap of another range is replaced",
-			bitmap:     func(t *testing.T) *fakeBitmap { return newBitmap(t, "31000-31100", 31001) },
+			bitmap:     func(t *testing.T) *registrytest.Bitmap { return newBitmap(t, "31000-31100", 31001) },
 			services:   []runtime.Object{newService("a", 30001)},
 			wantPorts:  []int{30001, 31001},
 			wantWrites: 1,
-			wantEvents: []event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
+			wantEvents: []registrytest.Event{warning("a", "PortNotAllocated", "Port 30001 is not allocated; repairing")},
 			wantErrors: map[string]float64{"repair": 1},
 		},
 	}
@@ -156,17 +158,17 @@ func TestRepairPass(t *testing.T) {
 				t.Fatalf("runOnce: %v", err)
 			}
 
-			gotRange, gotPorts := bitmap.ports(t)
+			gotRange, gotPorts := storedPorts(t, bitmap)
 			if gotRange != testRange {
 				t.Errorf("bitmap range = %q, want %q", gotRange, testRange)
 			}
 			if !slices.Equal(gotPorts, tc.wantPorts) {
 				t.Errorf("bitmap = %v, want %v", gotPorts, tc.wantPorts)
 			}
-			if bitmap.writes != tc.wantWrites {
-				t.Errorf("bitmap writes = %d, want %d", bitmap.writes, tc.wantWrites)
+			if bitmap.Writes != tc.wantWrites {
+				t.Errorf("bitmap writes = %d, want %d", bitmap.Writes, tc.wantWrites)
 			}
-			if got := rec.recorded(); !slices.Equal(got, tc.wantEvents) {
+			if got := rec.Recorded(); !slices.Equal(got, tc.wantEvents) {
 				t.Errorf("events:\n got %+v\nwant %+v", got, tc.wantEvents)
 			}
 			if got := portErrors(t); !maps.Equal(got, tc.wantErrors) {
@@ -271,7 +273,7 @@ func TestRepairLeakGrace(t *testing.T) {
 				if gotErr := err != nil; gotErr != s.failList {
 					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
 				}
-				_, ports := bitmap.ports(t)
+				_, ports := storedPorts(t, bitmap)
 				if held := slices.Contains(ports, 32000); held != s.wantHeld {
 					t.Errorf("pass %d: 32000 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ports)
 				}
@@ -282,7 +284,7 @@ func TestRepairLeakGrace(t *testing.T) {
 					t.Errorf("pass %d: port_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
 				}
 			}
-			if got := rec.recorded(); len(got) != 0 {
+			if got := rec.Recorded(); len(got) != 0 {
 				t.Errorf("leaks recorded events %v, want none", got)
 			}
 		})
@@ -291,12 +293,12 @@ func TestRepairLeakGrace(t *testing.T) {
 
 func TestRepairConflictingWrite(t *testing.T) {
 	bitmap := newBitmap(t, testRange)
-	bitmap.writeErrs = []error{errConflict}
+	bitmap.WriteErrs = []error{registrytest.ErrConflict}
 	r, _ := newTestRepair(t, fake.NewClientset(newService("a", 30001)), bitmap)
 
 	runFirstPass(t, r)
 
-	if _, ports := bitmap.ports(t); !slices.Equal(ports, []int{30001}) {
+	if _, ports := storedPorts(t, bitmap); !slices.Equal(ports, []int{30001}) {
 		t.Errorf("bitmap = %v, want [30001] after the conflict was retried", ports)
 	}
 	if got := reconcileErrors(t); got != 1 {
@@ -354,7 +356,7 @@ func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			bitmap := newBitmap(t, testRange)
-			bitmap.getErrs = tc.getErrs
+			bitmap.GetErrs = tc.getErrs
 			client := fake.NewClientset(newService("a", 30001))
 			var lists atomic.Int32
 			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -367,13 +369,13 @@ func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
 
 			runFirstPass(t, r)
 
-			if _, ports := bitmap.ports(t); !slices.Equal(ports, []int{30001}) {
+			if _, ports := storedPorts(t, bitmap); !slices.Equal(ports, []int{30001}) {
 				t.Errorf("bitmap = %v, want [30001]", ports)
 			}
 			if got := reconcileErrors(t); got != tc.wantFailures {
 				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.wantFailures)
 			}
-			if got := len(rec.recorded()); got != 1 {
+			if got := len(rec.Recorded()); got != 1 {
 				t.Errorf("recorded %d events, want 1 PortNotAllocated", got)
 			}
 		})
@@ -412,7 +414,7 @@ func TestRunUntilStops(t *testing.T) {
 func TestRepairEventsReachTheAPI(t *testing.T) {
 	client := fake.NewClientset(newService("a", 8080))
 	r := newRepair(time.Hour, client, mustPortRange(t, testRange), newBitmap(t, testRange))
-	r.firstPassBackoff = fastBackoff
+	r.firstPassBackoff = registrytest.FastBackoff
 
 	stopCh := make(chan struct{})
 	defer close(stopCh)

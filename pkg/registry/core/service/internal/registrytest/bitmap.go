@@ -1,0 +1,77 @@
+package registrytest
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	api "k8s.io/kubernetes/pkg/apis/core"
+)
+
+// ErrConflict is what Bitmap.CreateOrUpdate returns for a stale write, as etcd would.
+var ErrConflict = apierrors.NewConflict(api.Resource("rangeallocations"), "", fmt.Errorf("the object has been modified"))
+
+// Bitmap is a RangeRegistry kept in memory with etcd's optimistic
+// concurrency: a write whose resourceVersion is not the stored one conflicts.
+type Bitmap struct {
+	mu     sync.Mutex
+	Stored *api.RangeAllocation // nil until written
+	rv     int
+	// GetErrs and WriteErrs are returned, in order, before Get and CreateOrUpdate answer for real.
+	GetErrs   []error
+	WriteErrs []error
+	Writes    int
+}
+
+// NewBitmap is a Bitmap holding stored at resourceVersion 1.
+func NewBitmap(stored *api.RangeAllocation) *Bitmap {
+	stored.ResourceVersion = "1"
+	return &Bitmap{Stored: stored, rv: 1}
+}
+
+func (f *Bitmap) Get() (*api.RangeAllocation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.GetErrs) > 0 {
+		err := f.GetErrs[0]
+		f.GetErrs = f.GetErrs[1:]
+		return nil, err
+	}
+	if f.Stored == nil {
+		return &api.RangeAllocation{}, nil
+	}
+	return f.Stored.DeepCopy(), nil
+}
+
+func (f *Bitmap) CreateOrUpdate(a *api.RangeAllocation) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.WriteErrs) > 0 {
+		err := f.WriteErrs[0]
+		f.WriteErrs = f.WriteErrs[1:]
+		return err
+	}
+	current := ""
+	if f.Stored != nil {
+		current = f.Stored.ResourceVersion
+	}
+	if a.ResourceVersion != current {
+		return ErrConflict
+	}
+	f.rv++
+	f.Stored = a.DeepCopy()
+	f.Stored.ResourceVersion = strconv.Itoa(f.rv)
+	f.Writes++
+	return nil
+}
+
+// Current is a copy of the stored bitmap, nil if it was never written.
+func (f *Bitmap) Current() *api.RangeAllocation {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Stored == nil {
+		return nil
+	}
+	return f.Stored.DeepCopy()
+}

@@ -1,0 +1,40 @@
+package registrytest
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+)
+
+// FastBackoff keeps a repair loop's first-pass retries in the milliseconds.
+var FastBackoff = wait.Backoff{Duration: time.Millisecond, Factor: 2, Steps: 100, Cap: 10 * time.Millisecond}
+
+// TypeCounts reads name, a counter vector labelled by type, for each of types,
+// leaving out the types at zero.
+func TypeCounts(t *testing.T, name string, vec *metrics.CounterVec, types []string) map[string]float64 {
+	t.Helper()
+	got := map[string]float64{}
+	for _, typ := range types {
+		v, err := testutil.GetCounterMetricValue(vec.WithLabelValues(typ))
+		if err != nil {
+			t.Fatalf("reading %s{type=%q}: %v", name, typ, err)
+		}
+		if v != 0 {
+			got[typ] = v
+		}
+	}
+	return got
+}
+
+// Count reads name, a counter.
+func Count(t *testing.T, name string, c metrics.CounterMetric) float64 {
+	t.Helper()
+	v, err := testutil.GetCounterMetricValue(c)
+	if err != nil {
+		t.Fatalf("reading %s: %v", name, err)
+	}
+	return v
+}

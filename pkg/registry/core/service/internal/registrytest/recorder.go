@@ -1,0 +1,39 @@
+package registrytest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Event is what the tests check of a recorded event.
+type Event struct {
+	Regarding, EventType, Reason, Action, Note string
+}
+
+// Recorder records events in order; it implements events.EventRecorder.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (r *Recorder) Eventf(regarding runtime.Object, _ runtime.Object, eventType, reason, action, note string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	svc := regarding.(*corev1.Service)
+	r.events = append(r.events, Event{
+		Regarding: svc.Namespace + "/" + svc.Name,
+		EventType: eventType, Reason: reason, Action: action,
+		Note: fmt.Sprintf(note, args...),
+	})
+}
+
+// Recorded is the events recorded so far, in order.
+func (r *Recorder) Recorded() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
