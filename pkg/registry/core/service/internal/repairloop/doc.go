@@ -9,5 +9,7 @@
 // "start-service-ip-repair-controllers" post-start hook waits, and the apiserver
 // exits (kubernetes/kubernetes#141220, #136288). Here a failed first pass is
 // retried with a short capped backoff until it succeeds or the loop stops; every
-// later pass keeps upstream's cadence.
+// later pass keeps upstream's cadence. It also holds what both loops' passes
+// share: the leak grace (Leaks) and reading the stored bitmap so that it is
+// written back only when it changed (Snapshot).
 package repairloop

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -15,7 +14,6 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
-	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	netutils "k8s.io/utils/net"
 
@@ -101,11 +99,9 @@ func (r *Repair) RunUntil(onFirstSuccess func(), stopCh chan struct{}) {
 // familyPass is one family's state during a pass.
 type familyPass struct {
 	*familyRange
-	// snapshot is the stored bitmap, rewritten with the rebuilt one on save.
-	snapshot   *api.RangeAllocation
-	storedData []byte
-	storedSpec string
-	// stored decodes snapshot; rebuilt collects the ClusterIPs of the Services.
+	// snap is the stored bitmap, rewritten with the rebuilt one on save.
+	snap *repairloop.Snapshot
+	// stored decodes snap.Bitmap; rebuilt collects the ClusterIPs of the Services.
 	stored  *ipallocator.Range
 	rebuilt *ipallocator.Range
 	// leaks is this pass's successor of familyRange.leaks.
@@ -154,24 +150,14 @@ func (r *Repair) runOnce(ctx context.Context) error {
 
 // read starts a pass over f: the stored bitmap and an empty one to rebuild.
 func (f *familyRange) read(ctx context.Context) (*familyPass, error) {
-	snapshot, err := f.bitmap.Get()
+	snap, err := repairloop.Read(f.bitmap, f.network.String())
 	if err != nil {
 		return nil, fmt.Errorf("reading the ClusterIP bitmap %s: %w", f.key, err)
 	}
-	p := &familyPass{
-		familyRange: f,
-		snapshot:    snapshot,
-		storedData:  bytes.Clone(snapshot.Data),
-		storedSpec:  snapshot.Range,
-		leaks:       repairloop.Leaks[string]{},
-	}
-	if snapshot.Range == "" {
-		// Never written: nothing is allocated in it yet.
-		snapshot.Range = f.network.String()
-	}
-	if p.stored, err = ipallocator.NewFromSnapshot(snapshot); err != nil {
+	p := &familyPass{familyRange: f, snap: snap, leaks: repairloop.Leaks[string]{}}
+	if p.stored, err = ipallocator.NewFromSnapshot(p.snap.Bitmap); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Stored ClusterIP bitmap cannot be read; rebuilding it from the Services",
-			"key", f.key, "storedRange", snapshot.Range, "range", f.network.String())
+			"key", f.key, "storedRange", p.snap.Bitmap.Range, "range", f.network.String())
 		if p.stored, err = ipallocator.NewInMemory(f.network); err != nil {
 			return nil, fmt.Errorf("creating an empty ClusterIP bitmap for %s: %w", f.network, err)
 		}
@@ -212,16 +198,16 @@ func (p *familyPass) holdLeaks(ctx context.Context) {
 // save stores the rebuilt bitmap unless it is what is stored already. A
 // concurrent change to the bitmap makes it fail with a conflict.
 func (p *familyPass) save(ctx context.Context) error {
-	if err := p.rebuilt.Snapshot(p.snapshot); err != nil {
+	if err := p.rebuilt.Snapshot(p.snap.Bitmap); err != nil {
 		return fmt.Errorf("encoding the ClusterIP bitmap %s: %w", p.key, err)
 	}
-	if p.snapshot.ResourceVersion != "" && p.snapshot.Range == p.storedSpec && bytes.Equal(p.snapshot.Data, p.storedData) {
-		return nil
-	}
-	if err := p.bitmap.CreateOrUpdate(p.snapshot); err != nil {
+	wrote, err := p.snap.Save(p.bitmap)
+	if err != nil {
 		return fmt.Errorf("writing the ClusterIP bitmap %s: %w", p.key, err)
 	}
-	klog.FromContext(ctx).V(2).Info("Stored the repaired ClusterIP bitmap", "key", p.key, "range", p.snapshot.Range)
+	if wrote {
+		klog.FromContext(ctx).V(2).Info("Stored the repaired ClusterIP bitmap", "key", p.key, "range", p.snap.Bitmap.Range)
+	}
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -15,7 +14,6 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
-	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/repairloop"
@@ -88,11 +86,9 @@ func (r *Repair) RunUntil(onFirstSuccess func(), stopCh chan struct{}) {
 
 // pass is the state of one pass.
 type pass struct {
-	// snapshot is the stored bitmap, rewritten with the rebuilt one on save.
-	snapshot   *api.RangeAllocation
-	storedData []byte
-	storedSpec string
-	// stored decodes snapshot; rebuilt collects the node ports of the Services.
+	// snap is the stored bitmap, rewritten with the rebuilt one on save.
+	snap *repairloop.Snapshot
+	// stored decodes snap.Bitmap; rebuilt collects the node ports of the Services.
 	stored  *portallocator.PortAllocator
 	rebuilt *portallocator.PortAllocator
 	// leaks is this pass's successor of Repair.leaks.
@@ -130,23 +126,14 @@ func (r *Repair) runOnce(ctx context.Context) error {
 
 // read starts a pass: the stored bitmap and an empty one to rebuild.
 func (r *Repair) read(ctx context.Context) (*pass, error) {
-	snapshot, err := r.bitmap.Get()
+	snap, err := repairloop.Read(r.bitmap, r.portRange.String())
 	if err != nil {
 		return nil, fmt.Errorf("reading the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
 	}
-	p := &pass{
-		snapshot:   snapshot,
-		storedData: bytes.Clone(snapshot.Data),
-		storedSpec: snapshot.Range,
-		leaks:      repairloop.Leaks[int]{},
-	}
-	if snapshot.Range == "" {
-		// Never written: nothing is allocated in it yet.
-		snapshot.Range = r.portRange.String()
-	}
-	if p.stored, err = portallocator.NewFromSnapshot(snapshot); err != nil {
+	p := &pass{snap: snap, leaks: repairloop.Leaks[int]{}}
+	if p.stored, err = portallocator.NewFromSnapshot(p.snap.Bitmap); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Stored NodePort bitmap cannot be read; rebuilding it from the Services",
-			"key", portallocator.BitmapKey, "storedRange", snapshot.Range, "range", r.portRange.String())
+			"key", portallocator.BitmapKey, "storedRange", p.snap.Bitmap.Range, "range", r.portRange.String())
 		if p.stored, err = portallocator.NewInMemory(r.portRange); err != nil {
 			return nil, fmt.Errorf("creating an empty NodePort bitmap for %s: %w", r.portRange.String(), err)
 		}
@@ -187,15 +174,15 @@ func (r *Repair) holdLeaks(ctx context.Context, p *pass) {
 // save stores the rebuilt bitmap unless it is what is stored already. A
 // concurrent change to the bitmap makes it fail with a conflict.
 func (r *Repair) save(ctx context.Context, p *pass) error {
-	if err := p.rebuilt.Snapshot(p.snapshot); err != nil {
+	if err := p.rebuilt.Snapshot(p.snap.Bitmap); err != nil {
 		return fmt.Errorf("encoding the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
 	}
-	if p.snapshot.ResourceVersion != "" && p.snapshot.Range == p.storedSpec && bytes.Equal(p.snapshot.Data, p.storedData) {
-		return nil
-	}
-	if err := r.bitmap.CreateOrUpdate(p.snapshot); err != nil {
+	wrote, err := p.snap.Save(r.bitmap)
+	if err != nil {
 		return fmt.Errorf("writing the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
 	}
-	klog.FromContext(ctx).V(2).Info("Stored the repaired NodePort bitmap", "key", portallocator.BitmapKey, "range", p.snapshot.Range)
+	if wrote {
+		klog.FromContext(ctx).V(2).Info("Stored the repaired NodePort bitmap", "key", portallocator.BitmapKey, "range", p.snap.Bitmap.Range)
+	}
 	return nil
 }
