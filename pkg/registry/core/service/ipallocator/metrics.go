@@ -2,7 +2,6 @@ package ipallocator
 
 import (
 	"sync"
-	"time"
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
@@ -17,9 +16,6 @@ import (
 const (
 	namespace = "kube_apiserver"
 	subsystem = "clusterip_allocator"
-
-	scopeStatic  = "static"
-	scopeDynamic = "dynamic"
 )
 
 var (
@@ -110,75 +106,17 @@ func registerMetrics() {
 // gives prometheus's AlreadyRegisteredError; other descriptors, another error.
 var registrationClashes map[string]error
 
-// scope is the kind of allocation, as upstream labels it: static when the
-// caller asked for an address (Allocate), dynamic when AllocateNext picked it.
-type scope int
-
-const (
-	static scope = iota
-	dynamic
-)
-
-var scopeLabels = [...]string{static: scopeStatic, dynamic: scopeDynamic}
-
-// metricsRecorder records one range's metrics; nil records nothing. Its series
-// are looked up once, when metrics are enabled, so recording costs a few
-// atomic operations and the range's O(1) counts, never a walk.
-type metricsRecorder struct {
-	allocated, available metrics.GaugeMetric
-	latency              metrics.ObserverMetric
-	allocations, errs    [2]metrics.CounterMetric
-	// used and free are the range's O(1) counts.
-	used, free func() int
-}
-
-func newMetricsRecorder(cidr string, used, free func() int) *metricsRecorder {
+// newMetricsRecorder records the metrics of the range over cidr, whose O(1)
+// counts are used and free.
+func newMetricsRecorder(cidr string, used, free func() int) *metricsutil.Recorder {
 	registerMetrics()
-	m := &metricsRecorder{
-		allocated: clusterIPAllocated.WithLabelValues(cidr),
-		available: clusterIPAvailable.WithLabelValues(cidr),
-		latency:   clusterIPAllocationLatency.WithLabelValues(cidr),
-		used:      used,
-		free:      free,
+	return &metricsutil.Recorder{
+		Allocated:   clusterIPAllocated.WithLabelValues(cidr),
+		Available:   clusterIPAvailable.WithLabelValues(cidr),
+		Latency:     clusterIPAllocationLatency.WithLabelValues(cidr),
+		Allocations: metricsutil.NewScopeCounters(clusterIPAllocations, cidr),
+		Errors:      metricsutil.NewScopeCounters(clusterIPAllocationErrors, cidr),
+		Used:        used,
+		Free:        free,
 	}
-	for s, label := range scopeLabels {
-		m.allocations[s] = clusterIPAllocations.WithLabelValues(cidr, label)
-		m.errs[s] = clusterIPAllocationErrors.WithLabelValues(cidr, label)
-	}
-	return m
-}
-
-// start is when an allocation began, zero when nothing is recorded, so a range without metrics never reads the clock.
-func (m *metricsRecorder) start() time.Time {
-	if m == nil {
-		return time.Time{}
-	}
-	return time.Now()
-}
-
-// succeeded records an allocation that began at start.
-func (m *metricsRecorder) succeeded(s scope, start time.Time) {
-	if m == nil {
-		return
-	}
-	m.allocations[s].Inc()
-	m.latency.Observe(time.Since(start).Seconds())
-	m.setCounts()
-}
-
-// failed records a failed allocation.
-func (m *metricsRecorder) failed(s scope) {
-	if m == nil {
-		return
-	}
-	m.errs[s].Inc()
-}
-
-// setCounts sets the gauges from the range's counts.
-func (m *metricsRecorder) setCounts() {
-	if m == nil {
-		return
-	}
-	m.allocated.Set(float64(m.used()))
-	m.available.Set(float64(m.free()))
 }

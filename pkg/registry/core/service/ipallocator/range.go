@@ -11,6 +11,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
 // Range is the legacy bitmap ClusterIP allocator over one CIDR: offset i of its
@@ -32,7 +33,7 @@ type Range struct {
 
 	alloc upstreamallocator.Interface
 	// metrics is nil until EnableMetrics.
-	metrics *metricsRecorder
+	metrics *metricsutil.Recorder
 }
 
 var (
@@ -107,39 +108,39 @@ func toPrefix(cidr *net.IPNet) (netip.Prefix, error) {
 // *ErrNotInRange for an address this range cannot hold and ErrAllocated for
 // one in use, as upstream does, since the Service storage shows their text.
 func (r *Range) Allocate(ip net.IP) error {
-	start := r.metrics.start()
+	start := r.metrics.Start()
 	offset := r.offset(ip)
 	if offset < 0 {
-		r.metrics.failed(static)
+		r.metrics.Failed(metricsutil.Static)
 		return &ErrNotInRange{IP: ip, ValidRange: r.rangeSpec}
 	}
 	ok, err := r.alloc.Allocate(offset)
 	switch {
 	case err != nil:
-		r.metrics.failed(static)
+		r.metrics.Failed(metricsutil.Static)
 		return err
 	case !ok:
-		r.metrics.failed(static)
+		r.metrics.Failed(metricsutil.Static)
 		return ErrAllocated
 	}
-	r.metrics.succeeded(static, start)
+	r.metrics.Succeeded(metricsutil.Static, start)
 	return nil
 }
 
 // AllocateNext reserves a free address, from the dynamic band while it has
 // one. It returns ErrFull when the range is full.
 func (r *Range) AllocateNext() (net.IP, error) {
-	start := r.metrics.start()
+	start := r.metrics.Start()
 	offset, ok, err := r.alloc.AllocateNext()
 	switch {
 	case err != nil:
-		r.metrics.failed(dynamic)
+		r.metrics.Failed(metricsutil.Dynamic)
 		return nil, err
 	case !ok:
-		r.metrics.failed(dynamic)
+		r.metrics.Failed(metricsutil.Dynamic)
 		return nil, ErrFull
 	}
-	r.metrics.succeeded(dynamic, start)
+	r.metrics.Succeeded(metricsutil.Dynamic, start)
 	return addrAt(r.first, offset), nil
 }
 
@@ -153,7 +154,7 @@ func (r *Range) Release(ip net.IP) error {
 	if err := r.alloc.Release(offset); err != nil {
 		return err
 	}
-	r.metrics.setCounts()
+	r.metrics.SetCounts()
 	return nil
 }
 
@@ -213,7 +214,7 @@ func (r *Range) Restore(cidr *net.IPNet, data []byte) error {
 	if err := snap.Restore(cidr.String(), data); err != nil {
 		return fmt.Errorf("restoring ClusterIP range %s: %w", r.rangeSpec, err)
 	}
-	r.metrics.setCounts()
+	r.metrics.SetCounts()
 	return nil
 }
 
@@ -226,7 +227,7 @@ func (r *Range) Destroy() {
 // labeled with its CIDR. Call it before the range is shared.
 func (r *Range) EnableMetrics() {
 	r.metrics = newMetricsRecorder(r.rangeSpec, r.Used, r.Free)
-	r.metrics.setCounts()
+	r.metrics.SetCounts()
 }
 
 // DryRun is a view of the range that checks requests and changes nothing.

@@ -10,6 +10,7 @@ import (
 	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
 // PortAllocator allocates NodePorts from one port range: offset i of its
@@ -22,7 +23,7 @@ type PortAllocator struct {
 
 	alloc upstreamallocator.Interface
 	// metrics is nil until EnableMetrics.
-	metrics *metricsRecorder
+	metrics *metricsutil.Recorder
 }
 
 var _ upstreamportallocator.Interface = (*PortAllocator)(nil)
@@ -66,37 +67,39 @@ func NewFromSnapshot(snap *api.RangeAllocation) (*PortAllocator, error) {
 // *ErrNotInRange for a port outside the range and ErrAllocated for one in
 // use, as upstream does, since the Service storage shows their text.
 func (a *PortAllocator) Allocate(port int) error {
+	start := a.metrics.Start()
 	offset, ok := a.offset(port)
 	if !ok {
-		a.metrics.failed(static)
+		a.metrics.Failed(metricsutil.Static)
 		return &ErrNotInRange{ValidPorts: a.rangeSpec}
 	}
 	allocated, err := a.alloc.Allocate(offset)
 	switch {
 	case err != nil:
-		a.metrics.failed(static)
+		a.metrics.Failed(metricsutil.Static)
 		return err
 	case !allocated:
-		a.metrics.failed(static)
+		a.metrics.Failed(metricsutil.Static)
 		return ErrAllocated
 	}
-	a.metrics.succeeded(static)
+	a.metrics.Succeeded(metricsutil.Static, start)
 	return nil
 }
 
 // AllocateNext reserves a free port, from the dynamic band while it has one.
 // It returns ErrFull when the range is full.
 func (a *PortAllocator) AllocateNext() (int, error) {
+	start := a.metrics.Start()
 	offset, ok, err := a.alloc.AllocateNext()
 	switch {
 	case err != nil:
-		a.metrics.failed(dynamic)
+		a.metrics.Failed(metricsutil.Dynamic)
 		return 0, err
 	case !ok:
-		a.metrics.failed(dynamic)
+		a.metrics.Failed(metricsutil.Dynamic)
 		return 0, ErrFull
 	}
-	a.metrics.succeeded(dynamic)
+	a.metrics.Succeeded(metricsutil.Dynamic, start)
 	return a.portRange.Base + offset, nil
 }
 
@@ -111,7 +114,7 @@ func (a *PortAllocator) Release(port int) error {
 	if err := a.alloc.Release(offset); err != nil {
 		return err
 	}
-	a.metrics.setCounts()
+	a.metrics.SetCounts()
 	return nil
 }
 
@@ -161,7 +164,7 @@ func (a *PortAllocator) Restore(pr utilnet.PortRange, data []byte) error {
 	if err := snap.Restore(a.rangeSpec, data); err != nil {
 		return fmt.Errorf("restoring NodePort range %s: %w", a.rangeSpec, err)
 	}
-	a.metrics.setCounts()
+	a.metrics.SetCounts()
 	return nil
 }
 
@@ -174,7 +177,7 @@ func (a *PortAllocator) Destroy() {
 // metrics. Call it before the allocator is shared.
 func (a *PortAllocator) EnableMetrics() {
 	a.metrics = newMetricsRecorder(a.Used, a.Free)
-	a.metrics.setCounts()
+	a.metrics.SetCounts()
 }
 
 // offset is port's offset in the allocation map, and whether the range holds port.

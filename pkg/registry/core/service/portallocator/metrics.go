@@ -15,9 +15,6 @@ import (
 const (
 	namespace = "kube_apiserver"
 	subsystem = "nodeport_allocator"
-
-	scopeStatic  = "static"
-	scopeDynamic = "dynamic"
 )
 
 var (
@@ -86,57 +83,16 @@ func registerMetrics() {
 // gives prometheus's AlreadyRegisteredError; other descriptors, another error.
 var registrationClashes map[string]error
 
-// scope is the kind of allocation, as upstream labels it: static when the
-// caller asked for a port (Allocate), dynamic when AllocateNext picked it.
-type scope int
-
-const (
-	static scope = iota
-	dynamic
-)
-
-var scopeLabels = [...]string{static: scopeStatic, dynamic: scopeDynamic}
-
-// metricsRecorder records the allocator's metrics; nil records nothing. The
-// per-scope series are looked up once, so recording never allocates or walks.
-type metricsRecorder struct {
-	allocations, errs [2]metrics.CounterMetric
-	// used and free are the allocator's O(1) counts.
-	used, free func() int
-}
-
-func newMetricsRecorder(used, free func() int) *metricsRecorder {
+// newMetricsRecorder records the allocator's metrics; used and free are its
+// O(1) counts. Upstream records no NodePort allocation latency.
+func newMetricsRecorder(used, free func() int) *metricsutil.Recorder {
 	registerMetrics()
-	m := &metricsRecorder{used: used, free: free}
-	for s, label := range scopeLabels {
-		m.allocations[s] = nodePortAllocations.WithLabelValues(label)
-		m.errs[s] = nodePortAllocationErrors.WithLabelValues(label)
+	return &metricsutil.Recorder{
+		Allocated:   nodePortAllocated,
+		Available:   nodePortAvailable,
+		Allocations: metricsutil.NewScopeCounters(nodePortAllocations),
+		Errors:      metricsutil.NewScopeCounters(nodePortAllocationErrors),
+		Used:        used,
+		Free:        free,
 	}
-	return m
-}
-
-// succeeded records an allocation.
-func (m *metricsRecorder) succeeded(s scope) {
-	if m == nil {
-		return
-	}
-	m.allocations[s].Inc()
-	m.setCounts()
-}
-
-// failed records a failed allocation.
-func (m *metricsRecorder) failed(s scope) {
-	if m == nil {
-		return
-	}
-	m.errs[s].Inc()
-}
-
-// setCounts sets the gauges from the allocator's counts.
-func (m *metricsRecorder) setCounts() {
-	if m == nil {
-		return
-	}
-	nodePortAllocated.Set(float64(m.used()))
-	nodePortAvailable.Set(float64(m.free()))
 }

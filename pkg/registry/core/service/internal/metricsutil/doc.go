@@ -1,7 +1,9 @@
-// Package metricsutil registers netfork's Service allocator and repair metrics
-// in the legacy registry next to upstream's collectors of the same names
+// Package metricsutil holds what netfork's ClusterIP and NodePort allocators
+// and repair loops share about metrics: registering in the legacy registry next
+// to upstream's collectors of the same names
 // (k8s.io/kubernetes/pkg/registry/core/service/{ipallocator,portallocator} and
 // their controller packages, v1.37.1), which register with MustRegister and so
-// panic if netfork's got there first. It replaces nothing upstream; it holds
-// the two registration policies netfork's packages share.
+// panic if netfork's got there first, and recording an allocator's upstream
+// metrics (Recorder). It replaces nothing upstream; each package keeps its own
+// descriptors.
 package metricsutil
