@@ -13,6 +13,7 @@ import (
 	"github.com/netfork/netfork/pkg/features"
 	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator/storage/storagetest"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 // seamConfig is a dual-stack Config over a test's own etcd prefix.
@@ -145,7 +146,7 @@ func TestBitmapModeAllocatesThroughEtcd(t *testing.T) {
 	if !between(t, ip, "10.96.0.17", "10.96.0.254") {
 		t.Errorf("AllocateNext = %s, want an address of the dynamic band", ip)
 	}
-	if err := a.Primary.Allocate(ip); !strings.Contains(errText(err), "already allocated") {
+	if err := a.Primary.Allocate(ip); !strings.Contains(registrytest.ErrText(err), "already allocated") {
 		t.Errorf("Allocate(%s) again = %v, want upstream's ErrAllocated", ip, err)
 	}
 	// Another apiserver on the same etcd sees the allocation.

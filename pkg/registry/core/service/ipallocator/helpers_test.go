@@ -79,14 +79,6 @@ func between(t testing.TB, ip net.IP, lo, hi string) bool {
 	return addr(t, netutils.ParseIPSloppy(lo)).Compare(a) <= 0 && a.Compare(addr(t, netutils.ParseIPSloppy(hi))) <= 0
 }
 
-// errText is err's message, "" for nil, so errors from two allocators compare as the API would show them.
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 // mustMap is an empty allocation map for rangeSpec, for bindings that only read or seed etcd.
 func mustMap(t testing.TB, rangeSpec string) *allocator.AllocationMap {
 	t.Helper()

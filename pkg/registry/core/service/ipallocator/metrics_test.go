@@ -1,8 +1,6 @@
 package ipallocator
 
 import (
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -10,11 +8,9 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
-)
 
-// alreadyRegistered is prometheus's AlreadyRegisteredError text: the registry
-// gives it only for a collector with the same name, help and label names.
-const alreadyRegistered = "duplicate metrics collector registration attempted"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
+)
 
 // metricsCIDR is the range only the metrics tests enable metrics on.
 const metricsCIDR = "10.10.0.0/28"
@@ -35,11 +31,7 @@ func TestMetrics(t *testing.T) {
 	r.EnableMetrics()
 	newUpstreamRange(t, "10.9.1.0/24").EnableMetrics() // no panic either way round
 
-	for _, c := range []metrics.Registerable{clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency} {
-		if got := errText(registrationClashes[c.FQName()]); got != alreadyRegistered {
-			t.Errorf("%s: registering over upstream's gave %q, want %q: the descriptors differ from upstream's", c.FQName(), got, alreadyRegistered)
-		}
-	}
+	registrytest.WantRegisteredOverUpstream(t, registrationClashes, clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency)
 
 	type step struct {
 		name    string
@@ -139,7 +131,7 @@ func exported(t *testing.T, cidr string) string {
 // metrics before any upstream allocator does, which must not make upstream's
 // MustRegister panic, and netfork's numbers must be the ones exported.
 func TestMetricsNetforkFirst(t *testing.T) {
-	if os.Getenv("NETFORK_METRICS_CHILD") == "1" {
+	if registrytest.InChild() {
 		r := newTestRange(t, metricsCIDR)
 		r.EnableMetrics()
 		newUpstreamRange(t, "10.9.0.0/24").EnableMetrics()
@@ -156,9 +148,5 @@ kube_apiserver_clusterip_allocator_allocated_ips{cidr="10.10.0.0/28"} 1
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMetricsNetforkFirst$", "-test.v")
-	cmd.Env = append(os.Environ(), "NETFORK_METRICS_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child process: %v\n%s", err, out)
-	}
+	registrytest.RunInChild(t)
 }

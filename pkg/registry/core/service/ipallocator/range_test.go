@@ -9,6 +9,8 @@ import (
 
 	api "k8s.io/kubernetes/pkg/apis/core"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 // layouts are the ranges the tests cover: the KEP-3070 examples (/16, /22,
@@ -169,8 +171,8 @@ func TestRangeAllocate(t *testing.T) {
 					}
 				}
 				// The Service storage shows the text in its 422: it must be upstream's.
-				if uerr := upstream.Allocate(target); (errText(uerr) != errText(err)) != tc.upstreamDiffers {
-					t.Errorf("Allocate(%s) = %q, upstream's %q", s, errText(err), errText(uerr))
+				if uerr := upstream.Allocate(target); (registrytest.ErrText(uerr) != registrytest.ErrText(err)) != tc.upstreamDiffers {
+					t.Errorf("Allocate(%s) = %q, upstream's %q", s, registrytest.ErrText(err), registrytest.ErrText(uerr))
 				}
 			}
 			if got, want := r.Used(), countOK(tc.want); got != want {
@@ -248,7 +250,7 @@ func TestRangeDryRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.op(dry)
 			want, wantErr := tc.op(upstreamDry)
-			if got != want || errText(err) != errText(wantErr) {
+			if got != want || registrytest.ErrText(err) != registrytest.ErrText(wantErr) {
 				t.Errorf("dry run = %q, %v; upstream's %q, %v", got, err, want, wantErr)
 			}
 			if r.Used() != 1 || !r.Has(taken) || r.Has(ip(t, "10.0.0.6")) {

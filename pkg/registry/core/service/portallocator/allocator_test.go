@@ -8,6 +8,8 @@ import (
 
 	api "k8s.io/kubernetes/pkg/apis/core"
 	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 // portLayouts are the ranges the tests cover: the KEP-3668 examples
@@ -105,8 +107,8 @@ func TestPortAllocatorAllocate(t *testing.T) {
 					}
 				}
 				// The Service storage shows the text in its 422: it must be upstream's.
-				if uerr := upstream.Allocate(port); errText(uerr) != errText(err) {
-					t.Errorf("Allocate(%d) = %q, upstream's %q", port, errText(err), errText(uerr))
+				if uerr := upstream.Allocate(port); registrytest.ErrText(uerr) != registrytest.ErrText(err) {
+					t.Errorf("Allocate(%d) = %q, upstream's %q", port, registrytest.ErrText(err), registrytest.ErrText(uerr))
 				}
 			}
 		})

@@ -49,11 +49,3 @@ func newUpstreamAllocator(t testing.TB, pr string) *upstreamportallocator.PortAl
 	}
 	return a
 }
-
-// errText is err's message, "" for nil, so errors from two allocators compare as the API would show them.
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}

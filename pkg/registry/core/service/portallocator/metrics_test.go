@@ -1,19 +1,14 @@
 package portallocator
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
-	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
-)
 
-// alreadyRegistered is prometheus's AlreadyRegisteredError text: the registry
-// gives it only for a collector with the same name, help and label names.
-const alreadyRegistered = "duplicate metrics collector registration attempted"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
+)
 
 var exportedNames = []string{
 	"kube_apiserver_nodeport_allocator_allocated_ports",
@@ -30,11 +25,7 @@ func TestMetrics(t *testing.T) {
 	a.EnableMetrics()
 	newUpstreamAllocator(t, "30000-30100").EnableMetrics() // no panic either way round
 
-	for _, c := range []metrics.Registerable{nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors} {
-		if got := errText(registrationClashes[c.FQName()]); got != alreadyRegistered {
-			t.Errorf("%s: registering over upstream's gave %q, want %q: the descriptors differ from upstream's", c.FQName(), got, alreadyRegistered)
-		}
-	}
+	registrytest.WantRegisteredOverUpstream(t, registrationClashes, nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors)
 
 	type step struct {
 		name    string
@@ -85,7 +76,7 @@ kube_apiserver_nodeport_allocator_allocation_errors_total{scope="static"} 2
 // registered yet: netfork's allocator enables metrics before any upstream
 // one, which must not make upstream's MustRegister panic.
 func TestMetricsNetforkFirst(t *testing.T) {
-	if os.Getenv("NETFORK_METRICS_CHILD") == "1" {
+	if registrytest.InChild() {
 		a := newTestAllocator(t, "30000-30015")
 		a.EnableMetrics()
 		newUpstreamAllocator(t, "30000-30100").EnableMetrics()
@@ -102,9 +93,5 @@ kube_apiserver_nodeport_allocator_allocated_ports 1
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMetricsNetforkFirst$", "-test.v")
-	cmd.Env = append(os.Environ(), "NETFORK_METRICS_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child process: %v\n%s", err, out)
-	}
+	registrytest.RunInChild(t)
 }

@@ -1,5 +1,6 @@
-// Package registrytest holds the fakes that the tests of netfork's ClusterIP
-// and NodePort repair loops share: a RangeRegistry kept in memory with etcd's
-// optimistic concurrency, an events recorder and counter readers. It replaces
-// nothing upstream; only tests import it.
+// Package registrytest holds what the tests of netfork's ClusterIP and NodePort
+// allocators and repair loops share: a RangeRegistry kept in memory with etcd's
+// optimistic concurrency, an events recorder, counter readers and the checks of
+// metric registration over upstream's collectors. It replaces nothing
+// upstream; only tests import it.
 package registrytest
