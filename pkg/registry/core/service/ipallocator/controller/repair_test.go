@@ -15,8 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -385,7 +383,7 @@ func TestRepairConflictingWrite(t *testing.T) {
 	client := fake.NewClientset(newService("a", "10.0.0.10"))
 	r, _ := newTestRepair(t, client, cidr, bitmap, "", nil)
 
-	runFirstPass(t, r)
+	registrytest.RunFirstPass(t, r)
 
 	if _, ips := storedIPs(t, bitmap); !slices.Contains(ips, "10.0.0.10") {
 		t.Errorf("bitmap = %v, want 10.0.0.10 allocated after the conflict was retried", ips)
@@ -395,75 +393,23 @@ func TestRepairConflictingWrite(t *testing.T) {
 	}
 }
 
-// runFirstPass runs r until its first success and stops it, failing the test
-// if the first pass does not succeed or RunUntil does not return.
-func runFirstPass(t *testing.T, r *Repair) {
-	t.Helper()
-	stopCh := make(chan struct{})
-	firstSuccess := make(chan struct{})
-	var calls atomic.Int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.RunUntil(func() {
-			if calls.Add(1) == 1 {
-				close(firstSuccess)
-			}
-		}, stopCh)
-	}()
-	select {
-	case <-firstSuccess:
-	case <-time.After(30 * time.Second):
-		close(stopCh)
-		t.Fatal("the first pass did not succeed")
-	}
-	close(stopCh)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("RunUntil did not return after stopCh closed")
-	}
-	if got := calls.Load(); got != 1 {
-		t.Errorf("onFirstSuccess called %d times, want 1", got)
-	}
-}
-
 func TestRunUntilRetriesTransientFirstPassErrors(t *testing.T) {
 	const cidr = "10.0.0.0/24"
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "",
-		errors.New(`User "system:apiserver" cannot list resource "services"`))
-	tests := []struct {
-		name         string
-		listErrs     []error
-		getErrs      []error
-		wantFailures float64
-	}{
-		{name: "Service list answers 503", listErrs: []error{apierrors.NewServiceUnavailable("etcd is starting")}, wantFailures: 1},
-		{name: "Service list forbidden while RBAC loads", listErrs: []error{forbidden, forbidden, forbidden}, wantFailures: 3},
-		{name: "Service list throttled", listErrs: []error{apierrors.NewTooManyRequests("watch cache initializing", 1)}, wantFailures: 1},
-		{name: "bitmap read fails", getErrs: []error{apierrors.NewInternalError(errors.New("etcd timeout"))}, wantFailures: 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range registrytest.FirstPassErrors() {
+		t.Run(tc.Name, func(t *testing.T) {
 			bitmap := newBitmap(t, cidr)
-			bitmap.GetErrs = tc.getErrs
+			bitmap.GetErrs = tc.GetErrs
 			client := fake.NewClientset(newService("a", "10.0.0.10"))
-			var lists atomic.Int32
-			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
-				if n := int(lists.Add(1)); n <= len(tc.listErrs) {
-					return true, nil, tc.listErrs[n-1]
-				}
-				return false, nil, nil
-			})
+			registrytest.FailLists(client, tc.ListErrs)
 			r, rec := newTestRepair(t, client, cidr, bitmap, "", nil)
 
-			runFirstPass(t, r)
+			registrytest.RunFirstPass(t, r)
 
 			if _, ips := storedIPs(t, bitmap); !slices.Contains(ips, "10.0.0.10") {
 				t.Errorf("bitmap = %v, want 10.0.0.10 allocated", ips)
 			}
-			if got := reconcileErrors(t); got != tc.wantFailures {
-				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.wantFailures)
+			if got := reconcileErrors(t); got != tc.WantFailures {
+				t.Errorf("reconcile_errors_total = %v, want %v", got, tc.WantFailures)
 			}
 			if got := len(rec.Recorded()); got != 1 {
 				t.Errorf("recorded %d events, want 1 ClusterIPNotAllocated", got)
@@ -480,21 +426,7 @@ func TestRunUntilStops(t *testing.T) {
 	})
 	r, _ := newTestRepair(t, client, cidr, newBitmap(t, cidr), "", nil)
 
-	stopCh := make(chan struct{})
-	done := make(chan struct{})
-	var firstSuccess atomic.Bool
-	go func() {
-		defer close(done)
-		r.RunUntil(func() { firstSuccess.Store(true) }, stopCh)
-	}()
-	time.Sleep(50 * time.Millisecond)
-	close(stopCh)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("RunUntil did not return after stopCh closed")
-	}
-	if firstSuccess.Load() {
+	if registrytest.RunBriefly(t, r) {
 		t.Error("onFirstSuccess called although every pass failed")
 	}
 	if got := reconcileErrors(t); got < 1 {
@@ -512,21 +444,7 @@ func TestRepairEventsReachTheAPI(t *testing.T) {
 	defer close(stopCh)
 	go r.RunUntil(func() {}, stopCh)
 
-	var got []string
-	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		list, err := client.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		got = got[:0]
-		for _, e := range list.Items {
-			got = append(got, strings.Join([]string{e.Type, e.Reason, e.Action, e.Regarding.Kind, e.Regarding.Name, e.ReportingController, e.Note}, "|"))
-		}
-		return len(got) > 0, nil
-	})
-	if err != nil {
-		t.Fatalf("no event recorded: %v", err)
-	}
+	got := registrytest.WaitForEvents(t, client)
 	want := []string{"Warning|ClusterIPOutOfRange|ClusterIPAllocation|Service|a|ipallocator-repair-controller|" +
 		"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service"}
 	if !slices.Equal(got, want) {
