@@ -11,6 +11,7 @@ import (
 // caller asked for a value (Allocate), dynamic when AllocateNext picked it.
 type Scope int
 
+// The scopes of an allocation.
 const (
 	Static Scope = iota
 	Dynamic

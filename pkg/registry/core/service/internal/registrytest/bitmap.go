@@ -30,6 +30,7 @@ func NewBitmap(stored *api.RangeAllocation) *Bitmap {
 	return &Bitmap{Stored: stored, rv: 1}
 }
 
+// Get returns the next of GetErrs, else a copy of the stored bitmap.
 func (f *Bitmap) Get() (*api.RangeAllocation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -44,6 +45,8 @@ func (f *Bitmap) Get() (*api.RangeAllocation, error) {
 	return f.Stored.DeepCopy(), nil
 }
 
+// CreateOrUpdate returns the next of WriteErrs, else stores a at a new
+// resourceVersion unless a is stale.
 func (f *Bitmap) CreateOrUpdate(a *api.RangeAllocation) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

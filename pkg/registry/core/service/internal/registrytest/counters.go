@@ -12,7 +12,7 @@ import (
 // FastBackoff keeps a repair loop's first-pass retries in the milliseconds.
 var FastBackoff = wait.Backoff{Duration: time.Millisecond, Factor: 2, Steps: 100, Cap: 10 * time.Millisecond}
 
-// TypeCounts reads name, a counter vector labelled by type, for each of types,
+// TypeCounts reads name, a counter vector with a type label, for each of types,
 // leaving out the types at zero.
 func TypeCounts(t *testing.T, name string, vec *metrics.CounterVec, types []string) map[string]float64 {
 	t.Helper()

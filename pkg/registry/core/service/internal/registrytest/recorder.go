@@ -20,6 +20,7 @@ type Recorder struct {
 	events []Event
 }
 
+// Eventf records the event on regarding, a Service.
 func (r *Recorder) Eventf(regarding runtime.Object, _ runtime.Object, eventType, reason, action, note string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -91,7 +91,7 @@ type FirstPassError struct {
 // retry at once (kubernetes/kubernetes#141220, #136288).
 func FirstPassErrors() []FirstPassError {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "",
-		errors.New(`User "system:apiserver" cannot list resource "services"`))
+		errors.New(`User "system:apiserver" cannot list resource "services"`)) //nolint:staticcheck // ST1005: the apiserver's own Forbidden text.
 	return []FirstPassError{
 		{Name: "Service list answers 503", ListErrs: []error{apierrors.NewServiceUnavailable("etcd is starting")}, WantFailures: 1},
 		{Name: "Service list forbidden while RBAC loads", ListErrs: []error{forbidden, forbidden, forbidden}, WantFailures: 3},
