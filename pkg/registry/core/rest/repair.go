@@ -54,7 +54,7 @@ func runRepairLoops(ctx context.Context, timeout time.Duration, loops ...func(on
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("unable to perform initial IP and Port allocation check (context cancelled)")
+		return fmt.Errorf("unable to perform initial IP and Port allocation check (context canceled)")
 	case <-time.After(timeout):
 		return fmt.Errorf("unable to perform initial IP and Port allocation check (timeout after %s)", timeout)
 	}

@@ -53,7 +53,7 @@ func TestRunRepairLoops(t *testing.T) {
 				return []func(func(), chan struct{}){never(s)}
 			},
 			cancel:  true,
-			wantErr: "context cancelled",
+			wantErr: "context canceled",
 		},
 	}
 	for _, tc := range tests {
