@@ -72,7 +72,7 @@ func (c CompletedConfig) newCoreStorageProvider() (*corerest.Provider, error) {
 	return corerest.New(corerest.Config{
 		GenericConfig: *c.ControlPlane.NewCoreGenericConfig(),
 		Proxy: corerest.ProxyConfig{
-			Transport:           c.ControlPlane.Extra.ProxyTransport,
+			Transport:           c.ControlPlane.ProxyTransport,
 			KubeletClientConfig: c.KubeletClientConfig,
 		},
 		Services: corerest.ServicesConfig{
@@ -81,7 +81,7 @@ func (c CompletedConfig) newCoreStorageProvider() (*corerest.Provider, error) {
 			NodePortRange:           c.ServiceNodePortRange,
 			RepairInterval:          c.RepairServicesInterval,
 		},
-		EndpointSliceGetter: c.ControlPlane.Extra.EndpointSliceGetter,
+		EndpointSliceGetter: c.ControlPlane.EndpointSliceGetter,
 		Authorizer:          c.ControlPlane.Generic.Authorization.Authorizer,
 	})
 }

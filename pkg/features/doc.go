@@ -8,6 +8,6 @@
 // flag (WrapFeatureGatesFlag), and netfork's code asks Enabled, which answers
 // them from Gate and everything else from upstream's gate. Upstream code that
 // still reads upstream's gate sees them locked to true; netfork owns every place
-// where their value changes behaviour (the allocators, their repair loops and the
+// where their value changes behavior (the allocators, their repair loops and the
 // default-ServiceCIDR controller).
 package features

@@ -163,9 +163,9 @@ func logTail(t testing.TB, path string) {
 	if err != nil {
 		return
 	}
-	const max = 8 << 10
-	if len(data) > max {
-		data = data[len(data)-max:]
+	const tail = 8 << 10
+	if len(data) > tail {
+		data = data[len(data)-tail:]
 	}
 	t.Logf("last lines of %s:\n%s", path, data)
 }
