@@ -24,8 +24,6 @@ const (
 	// advertiseAddress is in the benchmarking range 198.18.0.0/15, never dialed, since
 	// the apiserver needs an address to publish and no endpoint reconciler runs.
 	advertiseAddress = "198.18.0.1"
-	// serviceAccountIssuer is the in-cluster URL of the apiserver, as kubeadm sets it.
-	serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 )
 
 // apiserverArgs are the flags every contender's kube-apiserver runs with; only
@@ -39,17 +37,12 @@ func apiserverArgs(c contender, etcdURL string, port int, p pki.Paths, certDir s
 		"--service-cluster-ip-range=" + serviceCIDR,
 		"--service-node-port-range=" + nodePortRange,
 		"--authorization-mode=Node,RBAC",
-		"--client-ca-file=" + p.CACert,
-		"--tls-cert-file=" + p.ServingCert,
-		"--tls-private-key-file=" + p.ServingKey,
-		"--service-account-key-file=" + p.ServiceAccountPublicKey,
-		"--service-account-signing-key-file=" + p.ServiceAccountKey,
-		"--service-account-issuer=" + serviceAccountIssuer,
 		"--cert-dir=" + certDir,
 		// Endpoints may not hold the loopback address the apiserver serves on.
 		"--endpoint-reconciler-type=none",
 		"--profiling=true",
 	}
+	args = append(args, p.APIServerFlags()...)
 	if c.featureGates != "" {
 		args = append(args, "--feature-gates="+c.featureGates)
 	}

@@ -83,20 +83,15 @@ func newServerOptions(t testing.TB, opts []Option) *serverOptions {
 
 // defaultFlags are the flags every test apiserver starts with, before the test's own.
 func defaultFlags(etcd, prefix string, creds *credentials) []string {
-	return []string{
+	flags := []string{
 		"--etcd-servers=" + etcd,
 		"--etcd-prefix=" + prefix,
 		"--service-cluster-ip-range=" + DefaultServiceCIDRs,
 		"--service-node-port-range=30000-32767",
 		"--authorization-mode=Node,RBAC",
-		"--client-ca-file=" + creds.CACert,
-		"--tls-cert-file=" + creds.ServingCert,
-		"--tls-private-key-file=" + creds.ServingKey,
-		"--service-account-key-file=" + creds.ServiceAccountPublicKey,
-		"--service-account-signing-key-file=" + creds.ServiceAccountKey,
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--allow-privileged=true",
 		// Endpoints may not hold loopback addresses, and test apiservers serve on loopback.
 		"--endpoint-reconciler-type=none",
 	}
+	return append(flags, creds.APIServerFlags()...)
 }

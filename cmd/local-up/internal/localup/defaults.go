@@ -12,8 +12,6 @@ const (
 	defaultServiceClusterIPRange = "10.96.0.0/16,fd00:10:96::/108"
 	// defaultServiceNodePortRange is upstream's default, spelled out so logs show it.
 	defaultServiceNodePortRange = "30000-32767"
-	// serviceAccountIssuer is the in-cluster URL of the apiserver, as kubeadm sets it.
-	serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 )
 
 // bindAddress gives apiserver i its own loopback address, 127.0.0.(i+1): every apiserver
@@ -35,7 +33,7 @@ func advertiseAddress(i int) string {
 // kube-apiserver (cmd/kube-apiserver/app/options and k8s.io/apiserver's options), and
 // everything else keeps upstream's defaults.
 func defaultArgs(i, port int, etcdURL string, l layout, p pki.Paths) []string {
-	return []string{
+	args := []string{
 		"--bind-address=" + bindAddress(i),
 		"--secure-port=" + strconv.Itoa(port),
 		"--advertise-address=" + advertiseAddress(i),
@@ -44,14 +42,9 @@ func defaultArgs(i, port int, etcdURL string, l layout, p pki.Paths) []string {
 		"--service-node-port-range=" + defaultServiceNodePortRange,
 		"--authorization-mode=Node,RBAC",
 		"--allow-privileged=true",
-		"--client-ca-file=" + p.CACert,
-		"--tls-cert-file=" + p.ServingCert,
-		"--tls-private-key-file=" + p.ServingKey,
-		"--service-account-key-file=" + p.ServiceAccountPublicKey,
-		"--service-account-signing-key-file=" + p.ServiceAccountKey,
-		"--service-account-issuer=" + serviceAccountIssuer,
 		"--cert-dir=" + l.certDir,
 	}
+	return append(args, p.APIServerFlags()...)
 }
 
 // apiserverArgs puts the user's flags after local-up's defaults, so that the last
