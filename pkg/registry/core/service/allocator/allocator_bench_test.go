@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 // BenchmarkAllocateNext measures one AllocateNext and the Release of what it
@@ -31,7 +33,7 @@ func BenchmarkAllocateNext(b *testing.B) {
 			b.Run("impl=netfork/"+name, func(b *testing.B) {
 				m := newTestMap(b, rc.size, rc.band)
 				allocateAll(b, m, used)
-				benchAllocateNextRelease(b, m)
+				registrytest.BenchAllocateNextRelease(b, m)
 			})
 			b.Run("impl=upstream/"+name, func(b *testing.B) {
 				u := upstreamallocator.NewAllocationMapWithOffset(rc.size, testRange, rc.band)
@@ -40,21 +42,8 @@ func BenchmarkAllocateNext(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				benchAllocateNextRelease(b, u)
+				registrytest.BenchAllocateNextRelease(b, u)
 			})
-		}
-	}
-}
-
-func benchAllocateNextRelease(b *testing.B, a upstreamallocator.Interface) {
-	b.ReportAllocs()
-	for b.Loop() {
-		o, ok, err := a.AllocateNext()
-		if !ok || err != nil {
-			b.Fatalf("AllocateNext = %d, %v, %v", o, ok, err)
-		}
-		if err := a.Release(o); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	upstreamallocatorstorage "k8s.io/kubernetes/pkg/registry/core/service/allocator/storage"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
 
 // BenchmarkEtcdAllocateNext measures one AllocateNext and the Release of what
@@ -37,7 +38,7 @@ func BenchmarkEtcdAllocateNext(b *testing.B) {
 		if err := e.Init(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		benchAllocateNextRelease(b, e)
+		registrytest.BenchAllocateNextRelease(b, e)
 	})
 	b.Run("impl=upstream/range=slash16/used=50%", func(b *testing.B) {
 		s := newTestStorage(b)
@@ -47,19 +48,6 @@ func BenchmarkEtcdAllocateNext(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(e.Destroy)
-		benchAllocateNextRelease(b, e)
+		registrytest.BenchAllocateNextRelease(b, e)
 	})
-}
-
-func benchAllocateNextRelease(b *testing.B, a upstreamallocator.Interface) {
-	b.ReportAllocs()
-	for b.Loop() {
-		o, ok, err := a.AllocateNext()
-		if !ok || err != nil {
-			b.Fatalf("AllocateNext = %d, %v, %v", o, ok, err)
-		}
-		if err := a.Release(o); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
