@@ -6,33 +6,15 @@ import (
 	"strings"
 
 	netutils "k8s.io/utils/net"
-
-	"github.com/netfork/netfork/pkg/features"
 )
 
-// Validate runs upstream's validation, then netfork's allocator-gate and, when
-// the gate is on, dual-stack rules.
+// Validate runs upstream's validation, then, when the gate is on, netfork's dual-stack rules.
 func (o CompletedOptions) Validate() []error {
 	errs := o.CompletedOptions.Validate()
-	if err := validateAllocatorGates(); err != nil {
-		errs = append(errs, err)
-	}
 	if o.dualStackEnabled {
 		errs = append(errs, o.validateDualStack()...)
 	}
 	return errs
-}
-
-// validateAllocatorGates refuses dual-write until netfork's IPAddress allocator
-// writes the legacy bitmaps: upstream's allocator, still used for IPAddresses,
-// reads upstream's locked gate and would silently skip the bitmaps, letting a
-// bitmap-based apiserver in the same cluster hand out the same ClusterIPs.
-func validateAllocatorGates() error {
-	if features.Enabled(features.MultiCIDRServiceAllocator) && !features.Enabled(features.DisableAllocatorDualWrite) {
-		return fmt.Errorf("--feature-gates: %s=false is not supported yet: netfork's IPAddress allocator does not write the legacy bitmaps; "+
-			"run bitmap-based apiservers with %s=false on every netfork apiserver instead", features.DisableAllocatorDualWrite, features.MultiCIDRServiceAllocator)
-	}
-	return nil
 }
 
 // validateDualStack checks the per-family addresses against the service ranges,

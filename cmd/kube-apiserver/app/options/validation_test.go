@@ -3,10 +3,6 @@ package options
 import (
 	"strings"
 	"testing"
-
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
-
-	"github.com/netfork/netfork/pkg/features"
 )
 
 func TestDualStackBadInput(t *testing.T) {
@@ -116,35 +112,6 @@ func TestValidateRunsUpstreamThenNetfork(t *testing.T) {
 				t.Errorf("netfork's rules = %s, want none", joinErrors(netfork))
 			case tc.wantNetfork != "" && (len(netfork) != 1 || !strings.Contains(all, tc.wantNetfork)):
 				t.Errorf("Validate() = %s, want netfork's %q once", all, tc.wantNetfork)
-			}
-		})
-	}
-}
-
-func TestValidateAllocatorGates(t *testing.T) {
-	tests := []struct {
-		name      string
-		multiCIDR bool
-		noDual    bool
-		wantErr   bool
-	}{
-		{name: "defaults", multiCIDR: true, noDual: true},
-		{name: "bitmap mode", multiCIDR: false, noDual: true},
-		{name: "bitmap mode ignores dual-write", multiCIDR: false, noDual: false},
-		{name: "dual-write is refused until it is implemented", multiCIDR: true, noDual: false, wantErr: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			featuregatetesting.SetFeatureGatesDuringTest(t, features.Gate, featuregatetesting.FeatureOverrides{
-				features.MultiCIDRServiceAllocator: tc.multiCIDR,
-				features.DisableAllocatorDualWrite: tc.noDual,
-			})
-			err := validateAllocatorGates()
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("validateAllocatorGates() = %v, want error: %t", err, tc.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), "DisableAllocatorDualWrite=false") {
-				t.Errorf("error %q does not name the gate", err)
 			}
 		})
 	}

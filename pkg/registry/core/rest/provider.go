@@ -126,6 +126,7 @@ func (p *Provider) kubeOnlyStorage(optsGetter generic.RESTOptionsGetter, generic
 	if err != nil {
 		return nil, err
 	}
+	wrapServiceStore(services.Store, p.allocators.clusterIPs)
 	podTemplates, err := podtemplatestore.NewREST(optsGetter)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
-	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
@@ -77,7 +76,7 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 	}
 
 	var (
-		bitmap   upstreamipallocator.Interface
+		bitmap   *Range
 		registry rangeallocation.RangeRegistry
 	)
 	if !features.Enabled(features.DisableAllocatorDualWrite) {
@@ -87,14 +86,35 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 		}
 		bitmap = r
 	}
-	alloc, err := upstreamipallocator.NewMetaAllocator(
-		c.Client.NetworkingV1(),
-		c.Informers.Networking().V1().ServiceCIDRs(),
-		c.Informers.Networking().V1().IPAddresses(),
-		netutils.IsIPv6CIDR(&cidr),
-		bitmap,
-	)
-	return alloc, registry, err
+	alloc, err := NewCIDRAllocator(CIDRConfig{
+		FlagCIDR:     cidr,
+		Client:       c.Client.NetworkingV1(),
+		ServiceCIDRs: c.Informers.Networking().V1().ServiceCIDRs(),
+		IPAddresses:  c.Informers.Networking().V1().IPAddresses(),
+		Services:     c.Informers.Core().V1().Services().Informer(),
+		Bitmap:       bitmap,
+	})
+	if err != nil {
+		if bitmap != nil {
+			bitmap.Destroy()
+		}
+		return nil, nil, err
+	}
+	return alloc, registry, nil
+}
+
+// CommitService creates the IPAddresses of the addresses in ips that the
+// allocators reserved for svc (see CIDRAllocator.Commit); it does nothing in
+// bitmap mode, where allocating is storing.
+func (a *Allocators) CommitService(ctx context.Context, svc *api.Service, ips []string) error {
+	for _, alloc := range a.ByFamily {
+		if c, ok := alloc.(*CIDRAllocator); ok {
+			if err := c.Commit(ctx, svc, ips); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // bitmapFactory keeps a bitmap at key in etcd and records its registry in

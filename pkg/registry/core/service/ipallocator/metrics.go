@@ -120,3 +120,10 @@ func newMetricsRecorder(cidr string, used, free func() int) *metricsutil.Recorde
 		Free:        free,
 	}
 }
+
+// deleteCIDRMetrics drops the gauges of a ServiceCIDR prefix that is gone, so
+// no stale series is left; its counters stay, as counters do.
+func deleteCIDRMetrics(cidr string) {
+	clusterIPAllocated.DeleteLabelValues(cidr)
+	clusterIPAvailable.DeleteLabelValues(cidr)
+}

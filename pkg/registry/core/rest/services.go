@@ -1,0 +1,114 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/util/dryrun"
+	api "k8s.io/kubernetes/pkg/apis/core"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+)
+
+// commitAttempts bounds how often a Service create or update is retried after
+// losing the race for a dynamically chosen ClusterIP to another apiserver.
+const commitAttempts = 8
+
+// serviceCommitter creates the IPAddresses of the ClusterIPs the allocators reserved for a Service.
+type serviceCommitter interface {
+	CommitService(ctx context.Context, svc *api.Service, ips []string) error
+}
+
+// wrapServiceStore makes the Service storage commit its ClusterIP
+// reservations. Upstream's storage hands the Service to the allocator only
+// when that is upstream's own *ipallocator.MetaAllocator; netfork's allocator
+// reserves an address in AllocateNext/Allocate instead, and this wrapper,
+// which sees the Service once upstream's BeginCreate/BeginUpdate filled its
+// ClusterIPs, creates the IPAddresses with the Service as parent before the
+// Service is written. A dynamic address another apiserver took first is
+// retried with a fresh allocation; anything else fails the request with the
+// reason (upstream #135333).
+func wrapServiceStore(store *registry.Store, committer serviceCommitter) {
+	beginCreate := store.BeginCreate
+	store.BeginCreate = func(ctx context.Context, obj runtime.Object, options *metav1.CreateOptions) (registry.FinishFunc, error) {
+		svc, ok := obj.(*api.Service)
+		if !ok || dryrun.IsDryRun(options.DryRun) {
+			return beginCreate(ctx, obj, options)
+		}
+		// Re-POSTing an existing Service would allocate, create IPAddresses
+		// and release them again when the write fails (upstream #132321).
+		if svc.Name != "" {
+			if _, err := store.Get(ctx, svc.Name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
+				return nil, apierrors.NewAlreadyExists(store.DefaultQualifiedResource, svc.Name)
+			}
+		}
+		return commitWithRetry(ctx, svc, committer, func() (registry.FinishFunc, error) {
+			return beginCreate(ctx, svc, options)
+		}, func() []string { return svc.Spec.ClusterIPs })
+	}
+
+	beginUpdate := store.BeginUpdate
+	store.BeginUpdate = func(ctx context.Context, obj, oldObj runtime.Object, options *metav1.UpdateOptions) (registry.FinishFunc, error) {
+		svc, ok := obj.(*api.Service)
+		oldSvc, oldOK := oldObj.(*api.Service)
+		if !ok || !oldOK || dryrun.IsDryRun(options.DryRun) {
+			return beginUpdate(ctx, obj, oldObj, options)
+		}
+		return commitWithRetry(ctx, svc, committer, func() (registry.FinishFunc, error) {
+			return beginUpdate(ctx, svc, oldSvc, options)
+		}, func() []string { return newClusterIPs(svc, oldSvc) })
+	}
+}
+
+// commitWithRetry runs begin, then commits the ClusterIPs allocated() names.
+// A lost race for a dynamic address reverts the transaction, restores svc and
+// begins again.
+func commitWithRetry(ctx context.Context, svc *api.Service, committer serviceCommitter, begin func() (registry.FinishFunc, error), allocated func() []string) (registry.FinishFunc, error) {
+	original := svc.DeepCopy()
+	var lost []string
+	for attempt := 1; ; attempt++ {
+		finish, err := begin()
+		if err != nil {
+			return nil, err
+		}
+		err = committer.CommitService(ctx, svc, allocated())
+		if err == nil {
+			return finish, nil
+		}
+		finish(ctx, false)
+
+		var collision *ipallocator.CollisionError
+		switch {
+		case errors.As(err, &collision) && collision.Static:
+			el := field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), original.Spec.ClusterIPs,
+				fmt.Sprintf("failed to allocate IP %s: %v", collision.IP, ipallocator.ErrAllocated))}
+			return nil, apierrors.NewInvalid(api.Kind("Service"), svc.Name, el)
+		case errors.As(err, &collision) && attempt < commitAttempts:
+			lost = append(lost, collision.IP)
+			*svc = *original.DeepCopy()
+		case errors.As(err, &collision):
+			lost = append(lost, collision.IP)
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: other apiservers took each of %v first", svc.Name, lost))
+		default:
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+}
+
+// newClusterIPs are the ClusterIPs an update gives svc that old did not have.
+func newClusterIPs(svc, old *api.Service) []string {
+	var ips []string
+	for _, ip := range svc.Spec.ClusterIPs {
+		if !slices.Contains(old.Spec.ClusterIPs, ip) {
+			ips = append(ips, ip)
+		}
+	}
+	return ips
+}

@@ -1,0 +1,648 @@
+package ipallocator
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	networkingv1informers "k8s.io/client-go/informers/networking/v1"
+	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
+	networkingv1listers "k8s.io/client-go/listers/networking/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+	"k8s.io/utils/clock"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
+)
+
+// reservationTTL is how long an address reserved for a request may wait for
+// the Service storage to commit or release it; requests time out long before.
+const reservationTTL = 5 * time.Minute
+
+// sweepInterval is how often expired reservations are dropped.
+const sweepInterval = time.Minute
+
+var _ upstreamipallocator.Interface = (*CIDRAllocator)(nil)
+
+// CIDRConfig is what one family's CIDRAllocator is built from.
+type CIDRConfig struct {
+	// FlagCIDR is this family's --service-cluster-ip-range, which CIDR() reports.
+	FlagCIDR net.IPNet
+	Client   networkingv1client.NetworkingV1Interface
+
+	ServiceCIDRs networkingv1informers.ServiceCIDRInformer
+	IPAddresses  networkingv1informers.IPAddressInformer
+	// Services tells whether a deleted IPAddress's address is still in use.
+	Services cache.SharedIndexInformer
+
+	// Bitmap is the legacy bitmap to dual-write, nil when DisableAllocatorDualWrite is on.
+	Bitmap *Range
+
+	// Clock and Rand default to the real ones.
+	Clock clock.WithTicker
+	Rand  rand.Source
+}
+
+// reservation is an address this apiserver handed to a request that has not
+// been committed (IPAddress created) or released yet.
+type reservation struct {
+	at     time.Time
+	scope  metricsutil.Scope
+	prefix netip.Prefix
+	// bitmapSet is true when the dual-write bit is this reservation's to clear.
+	bitmapSet bool
+	// lost is set when Commit found the IPAddress taken: the address stays
+	// used, and Release must neither free it nor delete the object.
+	lost bool
+}
+
+// CIDRAllocator allocates ClusterIPs of one family as IPAddress objects out
+// of every ready ServiceCIDR (KEP-1880). It keeps an index of the
+// ServiceCIDRs and the used addresses, fed by informers and by its own
+// writes, so that allocation, release and the counts never list IPAddresses
+// or walk a range. AllocateNext and Allocate reserve an address in the index;
+// the Service storage then calls Commit, which creates the IPAddress with the
+// Service as parent, or Release.
+type CIDRAllocator struct {
+	family   api.IPFamily
+	flagCIDR net.IPNet
+	client   networkingv1client.NetworkingV1Interface
+	cidrs    networkingv1listers.ServiceCIDRLister
+	services cache.SharedIndexInformer
+	bitmap   *Range
+	clock    clock.WithTicker
+
+	handlers []handlerRegistration
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	wake     chan struct{}
+
+	mu  sync.Mutex
+	idx *cidrIndex
+	// dirty is set when the ServiceCIDRs changed since the index last read them.
+	dirty   bool
+	pending map[addrKey]*reservation
+	// created maps addresses whose IPAddress this allocator created to that
+	// object's UID until the informer reports it, so a late delete event of an
+	// earlier object of the same name is not taken for the new one's.
+	created map[addrKey]createdObject
+	// held maps an address whose IPAddress was deleted while a Service still
+	// had it to that Service, until the Service lets it go.
+	held      map[addrKey]string
+	metrics   bool
+	recorders map[netip.Prefix]*metricsutil.Recorder
+}
+
+type createdObject struct {
+	uid types.UID
+	at  time.Time
+}
+
+type handlerRegistration struct {
+	informer     cache.SharedInformer
+	registration cache.ResourceEventHandlerRegistration
+}
+
+// NewCIDRAllocator builds the allocator for the family of c.FlagCIDR and
+// registers its informer handlers; it serves once the informers have synced.
+func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
+	prefix, err := toPrefix(&c.FlagCIDR)
+	if err != nil {
+		return nil, err
+	}
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
+	if c.Rand == nil {
+		c.Rand = rand.NewPCG(rand.Uint64(), rand.Uint64())
+	}
+	family := api.IPv4Protocol
+	if prefix.Addr().Is6() {
+		family = api.IPv6Protocol
+	}
+	a := &CIDRAllocator{
+		family:    family,
+		flagCIDR:  c.FlagCIDR,
+		client:    c.Client,
+		cidrs:     c.ServiceCIDRs.Lister(),
+		services:  c.Services,
+		bitmap:    c.Bitmap,
+		clock:     c.Clock,
+		stopCh:    make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		idx:       newCIDRIndex(family == api.IPv6Protocol, c.Rand),
+		dirty:     true,
+		pending:   map[addrKey]*reservation{},
+		created:   map[addrKey]createdObject{},
+		held:      map[addrKey]string{},
+		recorders: map[netip.Prefix]*metricsutil.Recorder{},
+	}
+	if err := addServiceIndexer(c.Services); err != nil {
+		klog.Background().V(2).Info("Services have no ClusterIP index; deleted IPAddresses are checked against their parent only", "err", err)
+	}
+	if err := a.register(c.ServiceCIDRs.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { a.cidrsChanged() },
+		UpdateFunc: func(any, any) { a.cidrsChanged() },
+		DeleteFunc: func(any) { a.cidrsChanged() },
+	}); err != nil {
+		return nil, err
+	}
+	if err := a.register(c.IPAddresses.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    a.ipAddressAdded,
+		UpdateFunc: func(_, obj any) { a.ipAddressAdded(obj) },
+		DeleteFunc: a.ipAddressDeleted,
+	}); err != nil {
+		a.Destroy()
+		return nil, err
+	}
+	if err := a.register(c.Services, cache.ResourceEventHandlerFuncs{
+		UpdateFunc: a.serviceChanged,
+		DeleteFunc: func(obj any) { a.serviceChanged(obj, nil) },
+	}); err != nil {
+		a.Destroy()
+		return nil, err
+	}
+	go a.run()
+	return a, nil
+}
+
+func (a *CIDRAllocator) register(informer cache.SharedInformer, h cache.ResourceEventHandler) error {
+	reg, err := informer.AddEventHandler(h)
+	if err != nil {
+		return fmt.Errorf("ClusterIP allocator for %s: %w", a.family, err)
+	}
+	a.handlers = append(a.handlers, handlerRegistration{informer, reg})
+	return nil
+}
+
+// run re-reads the ServiceCIDRs when they change, so metrics and the index
+// follow them without waiting for an allocation, and drops expired reservations.
+func (a *CIDRAllocator) run() {
+	ticker := a.clock.NewTicker(sweepInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-a.stopCh:
+			return
+		case <-a.wake:
+			a.mu.Lock()
+			a.refreshLocked()
+			a.mu.Unlock()
+		case <-ticker.C():
+			a.sweep()
+		}
+	}
+}
+
+func (a *CIDRAllocator) synced() bool {
+	for _, h := range a.handlers {
+		if !h.registration.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// refreshLocked rebuilds the index's prefixes from the ServiceCIDRs if they changed.
+func (a *CIDRAllocator) refreshLocked() {
+	if !a.dirty {
+		return
+	}
+	a.dirty = false
+	cidrs, err := a.cidrs.List(labels.Everything())
+	if err != nil {
+		a.dirty = true
+		return
+	}
+	var specs []cidrSpec
+	for _, sc := range cidrs {
+		ready := isServiceCIDRReady(sc) && sc.DeletionTimestamp == nil
+		for _, s := range sc.Spec.CIDRs {
+			p, err := netip.ParsePrefix(s)
+			if err != nil || p.Addr().Is6() != (a.family == api.IPv6Protocol) {
+				continue
+			}
+			p = p.Masked()
+			if p.Addr().Is6() && p.Bits() < 64 {
+				// Upstream's allocator refuses these too; validation should not let them in.
+				klog.Background().Info("Ignoring ServiceCIDR prefix shorter than /64", "serviceCIDR", sc.Name, "cidr", s)
+				continue
+			}
+			specs = append(specs, cidrSpec{prefix: p, ready: ready, order: orderKey{sc.CreationTimestamp.UnixNano(), sc.Name}})
+		}
+	}
+	added, removed := a.idx.setCIDRs(specs)
+	if a.metrics {
+		for _, p := range removed {
+			deleteCIDRMetrics(p.String())
+			delete(a.recorders, p)
+		}
+		for _, p := range added {
+			a.recorderLocked(p).SetCounts()
+		}
+	}
+}
+
+// isServiceCIDRReady is upstream's rule: Ready when the condition says so, or when there is none yet.
+func isServiceCIDRReady(sc *networkingv1.ServiceCIDR) bool {
+	for _, c := range sc.Status.Conditions {
+		if c.Type == networkingv1.ServiceCIDRConditionReady {
+			return c.Status == "True"
+		}
+	}
+	return true
+}
+
+func (a *CIDRAllocator) cidrsChanged() {
+	a.mu.Lock()
+	a.dirty = true
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// parseFamilyAddr is the address an IPAddress name or Service ClusterIP stands
+// for, when it is of the allocator's family.
+func (a *CIDRAllocator) parseFamilyAddr(s string) (netip.Addr, bool) {
+	addr, err := netip.ParseAddr(s)
+	if err != nil || addr.Is6() != (a.family == api.IPv6Protocol) || addr.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return addr, true
+}
+
+// ready is nil when the allocator can serve, else upstream's ErrNotReady.
+func (a *CIDRAllocator) ready() error {
+	if !a.synced() {
+		return upstreamipallocator.ErrNotReady
+	}
+	return nil
+}
+
+// AllocateNext reserves a free address, from the legacy bitmap first when
+// dual-writing (so bitmap-only apiservers sharing it never hand it out too),
+// else from the oldest ready ServiceCIDR with room, upper band first.
+func (a *CIDRAllocator) AllocateNext() (net.IP, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	bitmapFull := false
+	if a.bitmap != nil {
+		ip, err := a.allocateFromBitmap()
+		if err == nil {
+			return ip, nil
+		}
+		if !errors.Is(err, ErrFull) {
+			return nil, err
+		}
+		bitmapFull = true
+	}
+	return a.allocateFromIndex(bitmapFull)
+}
+
+// bitmapTries bounds how often a bitmap pick that is already an IPAddress is retried.
+const bitmapTries = 16
+
+// allocateFromBitmap takes the bitmap's next address and reserves it in the
+// index. A bitmap pick that is already an IPAddress stays set in the bitmap,
+// which was stale there, and another is taken. ErrFull means the bitmap has
+// nothing (more) to give.
+func (a *CIDRAllocator) allocateFromBitmap() (net.IP, error) {
+	for range bitmapTries {
+		ip, err := a.bitmap.AllocateNext()
+		if err != nil {
+			return nil, err
+		}
+		addr, _ := netip.AddrFromSlice(ip)
+		addr = addr.Unmap()
+		a.mu.Lock()
+		a.refreshLocked()
+		p := a.idx.readyPrefixFor(addr)
+		switch {
+		case p == nil:
+			a.mu.Unlock()
+			// The flag range is not (or no longer) a ready ServiceCIDR; leave it to the index.
+			_ = a.bitmap.Release(ip)
+			return nil, ErrFull
+		case a.idx.state(addr) != 0:
+			a.mu.Unlock()
+			continue
+		}
+		a.idx.add(addr, stateReserved)
+		a.pending[keyOf(addr)] = &reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix, bitmapSet: true}
+		a.countLocked(addr)
+		a.mu.Unlock()
+		return ip, nil
+	}
+	return nil, ErrFull
+}
+
+// allocateFromIndex reserves an address of the oldest open prefix. When the
+// dual-write bitmap is full, addresses it could store are all taken by its
+// users, so prefixes it covers whole are passed over and an address it could
+// store is kept only if the bitmap takes it.
+func (a *CIDRAllocator) allocateFromIndex(bitmapFull bool) (net.IP, error) {
+	var skip func(*prefixEntry) bool
+	if bitmapFull {
+		skip = func(p *prefixEntry) bool {
+			return p.usable > 0 && a.storable(p.first) && a.storable(p.at(p.usable-1))
+		}
+	}
+	var refused []netip.Addr
+	defer func() {
+		if len(refused) > 0 {
+			a.mu.Lock()
+			for _, r := range refused {
+				a.idx.remove(r)
+			}
+			a.mu.Unlock()
+		}
+	}()
+	for range bitmapTries {
+		a.mu.Lock()
+		a.refreshLocked()
+		addr, p, ok := a.idx.next(skip)
+		if !ok {
+			a.mu.Unlock()
+			return nil, ErrFull
+		}
+		r := &reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix}
+		a.pending[keyOf(addr)] = r
+		a.mu.Unlock()
+
+		ip := net.IP(addr.AsSlice())
+		if a.bitmap != nil && a.storable(addr) {
+			switch err := a.bitmap.Allocate(ip); {
+			case errors.Is(err, ErrAllocated):
+				a.mu.Lock()
+				delete(a.pending, keyOf(addr))
+				a.mu.Unlock()
+				refused = append(refused, addr)
+				continue
+			case err != nil:
+				a.dropReservation(addr)
+				return nil, fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
+			}
+			r.bitmapSet = true
+		}
+		a.mu.Lock()
+		a.countLocked(addr)
+		a.mu.Unlock()
+		return ip, nil
+	}
+	return nil, ErrFull
+}
+
+// storable reports whether the dual-write bitmap has a bit for addr.
+func (a *CIDRAllocator) storable(addr netip.Addr) bool {
+	return a.bitmap != nil && a.bitmap.offset(net.IP(addr.AsSlice())) >= 0
+}
+
+// Allocate reserves ip for a request that asked for it.
+func (a *CIDRAllocator) Allocate(ip net.IP) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	addr, p, err := a.check(ip)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	if a.idx.state(addr) != 0 {
+		a.mu.Unlock()
+		return ErrAllocated
+	}
+	r := &reservation{at: a.clock.Now(), scope: metricsutil.Static, prefix: p}
+	a.idx.add(addr, stateReserved)
+	a.pending[keyOf(addr)] = r
+	a.mu.Unlock()
+
+	if a.storable(addr) {
+		switch err := a.bitmap.Allocate(ip); {
+		case errors.Is(err, ErrAllocated):
+			// Free as an IPAddress, set in the bitmap: set by a bitmap-only
+			// apiserver for a Service not yet repaired (taken), or stale
+			// (upstream #136475: repaired here, not refused).
+			if a.serviceHas(addr) {
+				a.dropReservation(addr)
+				return ErrAllocated
+			}
+			klog.Background().V(2).Info("Legacy bitmap had a free ClusterIP marked; keeping the bit for the new allocation", "ip", addr)
+		case err != nil:
+			a.dropReservation(addr)
+			return fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
+		}
+		a.mu.Lock()
+		r.bitmapSet = true
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	a.countLocked(addr)
+	a.mu.Unlock()
+	return nil
+}
+
+// check is ip's address and the ready prefix it can be allocated from, or
+// upstream's error: ErrMismatchedNetwork outside every ready ServiceCIDR,
+// ErrNotInRange for a network or IPv4 broadcast address.
+func (a *CIDRAllocator) check(ip net.IP) (netip.Addr, netip.Prefix, error) {
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
+	}
+	addr = addr.Unmap()
+	if addr.Is6() != (a.family == api.IPv6Protocol) {
+		return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refreshLocked()
+	if p := a.idx.readyPrefixFor(addr); p != nil {
+		return addr, p.prefix, nil
+	}
+	if p := a.idx.containingPrefix(addr); p != nil && p.ready {
+		return netip.Addr{}, netip.Prefix{}, &ErrNotInRange{IP: ip, ValidRange: p.prefix.String()}
+	}
+	return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
+}
+
+// dropReservation frees a reserved address and its bitmap bit, if it set one.
+func (a *CIDRAllocator) dropReservation(addr netip.Addr) {
+	a.mu.Lock()
+	r := a.pending[keyOf(addr)]
+	delete(a.pending, keyOf(addr))
+	if a.idx.state(addr) == stateReserved {
+		a.idx.remove(addr)
+		a.countLocked(addr)
+	}
+	a.mu.Unlock()
+	if r != nil && r.bitmapSet {
+		_ = a.bitmap.Release(net.IP(addr.AsSlice()))
+	}
+}
+
+// Release frees ip: a reservation is dropped, a committed address has its IPAddress deleted.
+func (a *CIDRAllocator) Release(ip net.IP) error {
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return nil
+	}
+	addr = addr.Unmap()
+	k := keyOf(addr)
+	a.mu.Lock()
+	r := a.pending[k]
+	a.mu.Unlock()
+	if r != nil {
+		if r.lost {
+			a.mu.Lock()
+			delete(a.pending, k)
+			a.mu.Unlock()
+			return nil
+		}
+		a.dropReservation(addr)
+		return nil
+	}
+
+	err := a.client.IPAddresses().Delete(contextForRelease(), addr.String(), deleteOptions())
+	if err != nil && !isNotFound(err) {
+		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
+	}
+	a.mu.Lock()
+	if a.idx.remove(addr) {
+		a.countLocked(addr)
+	}
+	a.mu.Unlock()
+	if a.storable(addr) {
+		_ = a.bitmap.Release(ip)
+	}
+	return nil
+}
+
+// sweep drops reservations no request committed or released in time, and
+// forgets created objects the informer never reported.
+func (a *CIDRAllocator) sweep() {
+	now := a.clock.Now()
+	var expired []netip.Addr
+	a.mu.Lock()
+	for k, r := range a.pending {
+		if now.Sub(r.at) > reservationTTL {
+			expired = append(expired, k.addr(a.family == api.IPv6Protocol))
+		}
+	}
+	for k, c := range a.created {
+		if now.Sub(c.at) > reservationTTL {
+			delete(a.created, k)
+		}
+	}
+	a.mu.Unlock()
+	for _, addr := range expired {
+		klog.Background().Info("Dropping ClusterIP reservation no request committed", "ip", addr)
+		a.dropReservation(addr)
+	}
+}
+
+// ForEach calls f for every used address.
+func (a *CIDRAllocator) ForEach(f func(net.IP)) {
+	a.mu.Lock()
+	addrs := make([]netip.Addr, 0, len(a.idx.used))
+	for k := range a.idx.used {
+		addrs = append(addrs, k.addr(a.family == api.IPv6Protocol))
+	}
+	a.mu.Unlock()
+	for _, addr := range addrs {
+		f(net.IP(addr.AsSlice()))
+	}
+}
+
+// CIDR is the flag range of the family, as the bitmap allocator reports it.
+func (a *CIDRAllocator) CIDR() net.IPNet { return a.flagCIDR }
+
+// IPFamily is the family the allocator serves.
+func (a *CIDRAllocator) IPFamily() api.IPFamily { return a.family }
+
+// Has reports whether ip is used: an IPAddress, a reservation or a held address.
+func (a *CIDRAllocator) Has(ip net.IP) bool {
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.idx.state(addr.Unmap()) != 0
+}
+
+// Used is the number of used addresses of the family, in O(1).
+func (a *CIDRAllocator) Used() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.idx.used)
+}
+
+// Destroy stops the allocator's goroutine, removes its informer handlers and destroys the bitmap.
+func (a *CIDRAllocator) Destroy() {
+	a.stopOnce.Do(func() {
+		close(a.stopCh)
+		for _, h := range a.handlers {
+			_ = h.informer.RemoveEventHandler(h.registration)
+		}
+		if a.bitmap != nil {
+			a.bitmap.Destroy()
+		}
+	})
+}
+
+// EnableMetrics exports upstream's clusterip_allocator metrics per ServiceCIDR prefix.
+func (a *CIDRAllocator) EnableMetrics() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.metrics {
+		return
+	}
+	a.metrics = true
+	for p := range a.idx.prefixes {
+		a.recorderLocked(p).SetCounts()
+	}
+}
+
+// recorderLocked is the metrics recorder of prefix p, built on first use.
+func (a *CIDRAllocator) recorderLocked(p netip.Prefix) *metricsutil.Recorder {
+	if r := a.recorders[p]; r != nil {
+		return r
+	}
+	e := a.idx.prefixes[p]
+	if e == nil {
+		return nil
+	}
+	r := newMetricsRecorder(p.String(),
+		func() int { return int(min(e.used, math.MaxInt)) },
+		func() int { return int(min(e.usable-min(e.used, e.usable), math.MaxInt)) })
+	a.recorders[p] = r
+	return r
+}
+
+// countLocked refreshes the gauges of every prefix containing addr.
+func (a *CIDRAllocator) countLocked(addr netip.Addr) {
+	if !a.metrics {
+		return
+	}
+	a.idx.eachContaining(addr, func(p *prefixEntry) {
+		a.recorderLocked(p.prefix).SetCounts()
+	})
+}
+
+// DryRun answers a dry-run request: nothing is reserved or changed.
+func (a *CIDRAllocator) DryRun() upstreamipallocator.Interface {
+	return dryRunCIDR{a}
+}

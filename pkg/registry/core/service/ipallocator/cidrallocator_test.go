@@ -1,0 +1,241 @@
+package ipallocator
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+)
+
+func TestCIDRAllocatorCommitWritesUpstreamIPAddress(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	addr := f.allocateNext(t, "web")
+
+	got, err := f.client.NetworkingV1().IPAddresses().Get(context.Background(), addr.String(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("IPAddress %s not created: %v", addr, err)
+	}
+	want := ipAddressFor(addr.String(), "default", "web")
+	if got.Labels[networkingv1.LabelManagedBy] != upstreamipallocator.ControllerName ||
+		got.Labels[networkingv1.LabelIPAddressFamily] != "IPv4" ||
+		*got.Spec.ParentRef != *want.Spec.ParentRef {
+		t.Errorf("IPAddress = labels %v parent %+v, want upstream's labels and parent %+v", got.Labels, got.Spec.ParentRef, want.Spec.ParentRef)
+	}
+	if !netip.MustParsePrefix("10.0.0.0/24").Contains(addr) || addr == netip.MustParseAddr("10.0.0.0") || addr == netip.MustParseAddr("10.0.0.255") {
+		t.Errorf("allocated %s, not a usable address of 10.0.0.0/24", addr)
+	}
+}
+
+func TestCIDRAllocatorPrefersUpperBand(t *testing.T) {
+	// A /24 has a 16-address static band: 10.0.0.1-10.0.0.16.
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	lowBand := netip.MustParseAddr("10.0.0.16")
+	for i := range 254 - 16 {
+		if a := f.allocateNext(t, svcName(i)); !lowBand.Less(a) {
+			t.Fatalf("allocation %d got %s from the static band while the dynamic band has room", i, a)
+		}
+	}
+	if a := f.allocateNext(t, "last"); lowBand.Less(a) {
+		t.Fatalf("with the dynamic band full, got %s, want the static band", a)
+	}
+}
+
+func TestCIDRAllocatorMovesToNewServiceCIDRWhenFull(t *testing.T) {
+	// Upstream #131866: a ServiceCIDR added after the first filled up must be used.
+	f := newCIDRFixture(t, "10.0.0.0/29", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/29")})
+	for i := range 6 {
+		f.allocateNext(t, svcName(i))
+	}
+	if _, err := f.alloc.AllocateNext(); !errors.Is(err, ErrFull) {
+		t.Fatalf("AllocateNext on a full /29 = %v, want ErrFull", err)
+	}
+	if _, err := f.client.NetworkingV1().ServiceCIDRs().Create(context.Background(), serviceCIDR("extra", 2, "10.1.0.0/29"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new ServiceCIDR to be used", func() bool {
+		ip, err := f.alloc.AllocateNext()
+		if err != nil {
+			return false
+		}
+		if !netip.MustParsePrefix("10.1.0.0/29").Contains(netip.MustParseAddr(ip.String())) {
+			t.Fatalf("got %s, want an address of the new ServiceCIDR", ip)
+		}
+		return true
+	})
+}
+
+func TestCIDRAllocatorSkipsTerminatingServiceCIDR(t *testing.T) {
+	deleting := serviceCIDR("old", 1, "10.0.0.0/24")
+	deleting.DeletionTimestamp = &metav1.Time{}
+	deleting.Finalizers = []string{"networking.k8s.io/service-cidr-finalizer"}
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{deleting, serviceCIDR("new", 2, "10.2.0.0/24")})
+	for i := range 50 {
+		if a := f.allocateNext(t, svcName(i)); !netip.MustParsePrefix("10.2.0.0/24").Contains(a) {
+			t.Fatalf("got %s from a terminating ServiceCIDR", a)
+		}
+	}
+	if err := f.alloc.Allocate(netIP("10.0.0.10")); !errors.Is(err, ErrMismatchedNetwork) {
+		t.Errorf("static allocation in a terminating ServiceCIDR = %v, want ErrMismatchedNetwork", err)
+	}
+}
+
+func TestCIDRAllocatorOverlappingScaleUp(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{
+		serviceCIDR("kubernetes", 1, "10.0.0.0/24"),
+		ipAddressFor("10.0.0.200", "default", "existing"),
+	})
+	if err := f.alloc.Allocate(netIP("10.0.0.200")); !errors.Is(err, ErrAllocated) {
+		t.Fatalf("Allocate of an existing IPAddress = %v, want ErrAllocated", err)
+	}
+	if _, err := f.client.NetworkingV1().ServiceCIDRs().Create(context.Background(), serviceCIDR("bigger", 2, "10.0.0.0/23"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// 10.0.0.255 is the /24's broadcast address but a host of the /23.
+	waitFor(t, "the /23 to be indexed", func() bool { return f.alloc.Allocate(netIP("10.0.1.7")) == nil })
+	if err := f.alloc.Allocate(netIP("10.0.0.255")); err != nil {
+		t.Errorf("Allocate(10.0.0.255) inside the /23 = %v", err)
+	}
+	if err := f.alloc.Allocate(netIP("10.0.0.200")); !errors.Is(err, ErrAllocated) {
+		t.Errorf("Allocate of an existing IPAddress after the scale-up = %v, want ErrAllocated", err)
+	}
+}
+
+func TestCIDRAllocatorStaticErrors(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	tests := []struct {
+		ip   string
+		want func(error) bool
+	}{
+		{"10.9.0.1", func(err error) bool { return errors.Is(err, ErrMismatchedNetwork) }},
+		{"10.0.0.0", func(err error) bool { var e *ErrNotInRange; return errors.As(err, &e) && e.ValidRange == "10.0.0.0/24" }},
+		{"10.0.0.255", func(err error) bool { var e *ErrNotInRange; return errors.As(err, &e) }},
+		{"fd00::1", func(err error) bool { return errors.Is(err, ErrMismatchedNetwork) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.ip, func(t *testing.T) {
+			if err := f.alloc.Allocate(netIP(tc.ip)); !tc.want(err) {
+				t.Errorf("Allocate(%s) = %v", tc.ip, err)
+			}
+		})
+	}
+	if err := f.alloc.Allocate(netIP("10.0.0.10")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.alloc.Allocate(netIP("10.0.0.10")); !errors.Is(err, ErrAllocated) {
+		t.Errorf("second Allocate of a reserved address = %v, want ErrAllocated", err)
+	}
+}
+
+func TestCIDRAllocatorCollisionKeepsOthersIPAddress(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	if err := f.alloc.Allocate(netIP("10.0.0.20")); err != nil {
+		t.Fatal(err)
+	}
+	// Another apiserver created it; this one's informer has not seen it yet.
+	f.failIPAddressCreates(apierrors.NewAlreadyExists(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, "10.0.0.20"))
+	err := f.alloc.Commit(context.Background(), service("default", "late", "10.0.0.20"), []string{"10.0.0.20"})
+	var collision *CollisionError
+	if !errors.As(err, &collision) || !collision.Static || collision.IP != "10.0.0.20" {
+		t.Fatalf("Commit = %v, want a static CollisionError for 10.0.0.20", err)
+	}
+	deletes := 0
+	f.client.PrependReactor("delete", "ipaddresses", func(k8stesting.Action) (bool, runtime.Object, error) {
+		deletes++
+		return false, nil, nil
+	})
+	if err := f.alloc.Release(netIP("10.0.0.20")); err != nil {
+		t.Fatal(err)
+	}
+	if deletes != 0 {
+		t.Errorf("Release after a lost race deleted the winner's IPAddress")
+	}
+	if !f.alloc.Has(netIP("10.0.0.20")) {
+		t.Errorf("the address another apiserver holds was freed")
+	}
+}
+
+func TestCIDRAllocatorCommitErrorNamesTheCause(t *testing.T) {
+	// Upstream #135333: only AlreadyExists is a collision; anything else fails with its reason.
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	ip, err := f.alloc.AllocateNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.failIPAddressCreates(apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("webhook says no")))
+	err = f.alloc.Commit(context.Background(), service("default", "web", ip.String()), []string{ip.String()})
+	var collision *CollisionError
+	if err == nil || errors.As(err, &collision) || !strings.Contains(err.Error(), "webhook says no") || !strings.Contains(err.Error(), "default/web") {
+		t.Fatalf("Commit = %v, want an error naming the Service and the cause", err)
+	}
+	if err := f.alloc.Release(ip); err != nil {
+		t.Fatal(err)
+	}
+	if f.alloc.Has(ip) {
+		t.Errorf("a failed commit left %s used after Release", ip)
+	}
+}
+
+func TestCIDRAllocatorReleaseDeletesIPAddress(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	addr := f.allocateNext(t, "web")
+	if err := f.alloc.Release(netIP(addr.String())); err != nil {
+		t.Fatal(err)
+	}
+	if f.ipAddressExists(addr.String()) {
+		t.Errorf("IPAddress %s still exists after Release", addr)
+	}
+	if f.alloc.Has(netIP(addr.String())) {
+		t.Errorf("%s still used after Release", addr)
+	}
+	// An uncommitted reservation is only dropped.
+	ip, err := f.alloc.AllocateNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.alloc.Release(ip); err != nil || f.alloc.Has(ip) {
+		t.Errorf("Release of a reservation = %v, still used: %t", err, f.alloc.Has(ip))
+	}
+}
+
+func TestCIDRAllocatorIPv6Slash64StaysInRange(t *testing.T) {
+	// Upstream #138374 / #134193: a /64 must never yield an address outside it.
+	f := newCIDRFixture(t, "2001:db8:1:2::/64", []runtime.Object{serviceCIDR("kubernetes", 1, "2001:db8:1:2::/64")})
+	p := netip.MustParsePrefix("2001:db8:1:2::/64")
+	for i := range 300 {
+		if a := f.allocateNext(t, svcName(i)); !p.Contains(a) || a == p.Addr() {
+			t.Fatalf("allocation %d = %s, outside %s", i, a, p)
+		}
+	}
+}
+
+func TestCIDRAllocatorHoldsForceDeletedIPAddress(t *testing.T) {
+	f := newCIDRFixture(t, "10.0.0.0/26", []runtime.Object{
+		serviceCIDR("kubernetes", 1, "10.0.0.0/26"),
+		serviceObject("default", "web", "10.0.0.42"),
+		ipAddressFor("10.0.0.42", "default", "web"),
+	})
+	if err := f.client.NetworkingV1().IPAddresses().Delete(context.Background(), "10.0.0.42", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delete to be seen", func() bool {
+		f.alloc.mu.Lock()
+		defer f.alloc.mu.Unlock()
+		return f.alloc.idx.state(netip.MustParseAddr("10.0.0.42")) == stateHeld
+	})
+	if err := f.alloc.Allocate(netIP("10.0.0.42")); !errors.Is(err, ErrAllocated) {
+		t.Fatalf("Allocate of an address a Service still has = %v, want ErrAllocated", err)
+	}
+	if err := f.client.CoreV1().Services("default").Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the address to be freed once the Service is gone", func() bool { return !f.alloc.Has(netIP("10.0.0.42")) })
+}

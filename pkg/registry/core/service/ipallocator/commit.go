@@ -1,0 +1,155 @@
+package ipallocator
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
+)
+
+// CollisionError is returned by Commit when the IPAddress of an address this
+// apiserver reserved already exists: another apiserver took it first (its
+// informer had not told this one yet), or a user made it. Only a dynamic
+// allocation may then be retried with another address.
+type CollisionError struct {
+	IP     string
+	Static bool
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("IPAddress %s already exists", e.IP)
+}
+
+// Commit creates the IPAddress, with svc as parent, of every address of ips
+// in the allocator's family. Reserved addresses and addresses whose
+// reservation expired alike are created, so a Service is never stored with
+// an address that has no IPAddress. On an error, the Service storage reverts
+// its transaction, which Releases what it allocated.
+func (a *CIDRAllocator) Commit(ctx context.Context, svc *api.Service, ips []string) error {
+	for _, ip := range ips {
+		addr, ok := a.parseFamilyAddr(ip)
+		if !ok {
+			continue
+		}
+		if err := a.commitOne(ctx, svc, addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr netip.Addr) error {
+	k := keyOf(addr)
+	namespace := svc.Namespace
+	if namespace == "" {
+		namespace, _ = genericapirequest.NamespaceFrom(ctx)
+	}
+	obj := &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: addr.String(),
+			Labels: map[string]string{
+				networkingv1.LabelIPAddressFamily: string(a.family),
+				networkingv1.LabelManagedBy:       upstreamipallocator.ControllerName,
+			},
+		},
+		Spec: networkingv1.IPAddressSpec{
+			ParentRef: &networkingv1.ParentReference{Group: "", Resource: "services", Namespace: namespace, Name: svc.Name},
+		},
+	}
+	created, err := a.client.IPAddresses().Create(ctx, obj, metav1.CreateOptions{})
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.pending[k]
+	if r == nil {
+		// Expired (or never reserved here): commit it as a static allocation would.
+		r = &reservation{at: a.clock.Now()}
+		if p := a.idx.readyPrefixFor(addr); p != nil {
+			r.prefix = p.prefix
+		}
+		a.pending[k] = r
+		a.idx.add(addr, stateReserved)
+	}
+	rec := a.recorderForLocked(r.prefix)
+	switch {
+	case err == nil:
+		delete(a.pending, k)
+		a.idx.add(addr, stateObject)
+		a.created[k] = createdObject{uid: created.UID, at: a.clock.Now()}
+		rec.Succeeded(r.scope, r.at)
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		// The address is someone else's: it stays used, and Release leaves it be.
+		r.lost = true
+		a.idx.add(addr, stateObject)
+		rec.Failed(r.scope)
+		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
+	default:
+		rec.Failed(r.scope)
+		return fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, svc.Name, err)
+	}
+}
+
+// recorderForLocked is the recorder of prefix p when metrics are on, else
+// nil, which records nothing.
+func (a *CIDRAllocator) recorderForLocked(p netip.Prefix) *metricsutil.Recorder {
+	if !a.metrics || !p.IsValid() {
+		return nil
+	}
+	return a.recorderLocked(p)
+}
+
+// dryRunCIDR answers dry-run requests without reserving anything: Allocate
+// rejects what a real request would be refused for now, AllocateNext names an
+// address a real request could get.
+type dryRunCIDR struct {
+	real *CIDRAllocator
+}
+
+func (d dryRunCIDR) Allocate(ip net.IP) error {
+	if err := d.real.ready(); err != nil {
+		return err
+	}
+	addr, _, err := d.real.check(ip)
+	if err != nil {
+		return err
+	}
+	if d.real.Has(net.IP(addr.AsSlice())) {
+		return ErrAllocated
+	}
+	return nil
+}
+
+func (d dryRunCIDR) AllocateNext() (net.IP, error) {
+	if err := d.real.ready(); err != nil {
+		return nil, err
+	}
+	a := d.real
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refreshLocked()
+	addr, _, ok := a.idx.next(nil)
+	if !ok {
+		return nil, ErrFull
+	}
+	a.idx.remove(addr)
+	return net.IP(addr.AsSlice()), nil
+}
+
+func (d dryRunCIDR) Release(net.IP) error                  { return nil }
+func (d dryRunCIDR) ForEach(fn func(net.IP))               { d.real.ForEach(fn) }
+func (d dryRunCIDR) CIDR() net.IPNet                       { return d.real.CIDR() }
+func (d dryRunCIDR) IPFamily() api.IPFamily                { return d.real.IPFamily() }
+func (d dryRunCIDR) Has(ip net.IP) bool                    { return d.real.Has(ip) }
+func (d dryRunCIDR) DryRun() upstreamipallocator.Interface { return d }
+func (d dryRunCIDR) Destroy()                              {}
+func (d dryRunCIDR) EnableMetrics()                        {}
