@@ -41,6 +41,10 @@ test-integration: ## Run test/integration on embedded etcd, one package at a tim
 test-e2e: ## Run the ginkgo e2e suite against $KUBECONFIG (default: the make run cluster).
 	hack/test-e2e.sh
 
+.PHONY: test-netns
+test-netns: build ## Run the netns e2e specs on 3 dual-stack apiservers in network namespaces (root; else SKIP).
+	hack/local-up-netns.sh --test
+
 .PHONY: bench
 bench: build ## Benchmark Service create/delete, netfork vs upstream (short; ARGS=--full for all).
 	hack/bench.sh $(ARGS)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+)
+
+const usage = `local-up-netns runs one netfork kube-apiserver per network namespace, dual-stack, on one
+embedded etcd. hack/local-up-netns.sh makes the namespaces and runs it.
+
+usage: local-up-netns --apiserver-binary PATH --host NETNS,IPV4,IPV6 ... [-- kube-apiserver flags]
+
+`
+
+func main() {
+	os.Exit(netnsMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// netnsMain runs the command and returns its exit code: 0 after a clean stop on
+// SIGINT or SIGTERM, 1 on bad flags or when a component fails.
+func netnsMain(args []string, stdout, stderr io.Writer) int {
+	o := newOptions()
+	fs := pflag.NewFlagSet("local-up-netns", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage+fs.FlagUsages()) }
+	if err := o.parse(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "local-up-netns: error: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A parent that dies without stopping this command (hack/local-up-netns.sh
+	// killed) sends it SIGTERM, so it still stops what it started.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
+		fmt.Fprintf(stderr, "local-up-netns: error: asking for SIGTERM on the parent's exit: %v\n", err)
+		return 1
+	}
+	if err := run(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "local-up-netns: error: %v\n", err)
+		return 1
+	}
+	return 0
+}
