@@ -203,5 +203,5 @@ until grep -q "ready in" "${ready}" 2>/dev/null; do
 done
 cat "${ready}" >&2
 export KUBECONFIG="${data_dir}/kubeconfig" NETFORK_NETNS_HOSTS="${data_dir}/hosts.json"
-netfork::run go test -count=1 -timeout "${TIMEOUT:-20m}" ./test/e2e/ \
+netfork::run go test -count=1 -v -timeout "${TIMEOUT:-20m}" ./test/e2e/ \
   -args -ginkgo.v -ginkgo.label-filter=netns
