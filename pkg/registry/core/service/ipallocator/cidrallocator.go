@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -83,6 +84,8 @@ type CIDRAllocator struct {
 	clock    clock.WithTicker
 
 	handlers []handlerRegistration
+	// hasSynced latches once every handler has seen its informer's initial list.
+	hasSynced atomic.Bool
 	stopCh   chan struct{}
 	stopOnce sync.Once
 	wake     chan struct{}
@@ -91,7 +94,7 @@ type CIDRAllocator struct {
 	idx *cidrIndex
 	// dirty is set when the ServiceCIDRs changed since the index last read them.
 	dirty   bool
-	pending map[addrKey]*reservation
+	pending map[addrKey]reservation
 	// created maps addresses whose IPAddress this allocator created to that
 	// object's UID until the informer reports it, so a late delete event of an
 	// earlier object of the same name is not taken for the new one's.
@@ -142,7 +145,7 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 		wake:      make(chan struct{}, 1),
 		idx:       newCIDRIndex(family == api.IPv6Protocol, c.Rand),
 		dirty:     true,
-		pending:   map[addrKey]*reservation{},
+		pending:   map[addrKey]reservation{},
 		created:   map[addrKey]createdObject{},
 		held:      map[addrKey]string{},
 		recorders: map[netip.Prefix]*metricsutil.Recorder{},
@@ -205,11 +208,15 @@ func (a *CIDRAllocator) run() {
 }
 
 func (a *CIDRAllocator) synced() bool {
+	if a.hasSynced.Load() {
+		return true
+	}
 	for _, h := range a.handlers {
 		if !h.registration.HasSynced() {
 			return false
 		}
 	}
+	a.hasSynced.Store(true)
 	return true
 }
 
@@ -341,7 +348,7 @@ func (a *CIDRAllocator) allocateFromBitmap() (net.IP, error) {
 			continue
 		}
 		a.idx.add(addr, stateReserved)
-		a.pending[keyOf(addr)] = &reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix, bitmapSet: true}
+		a.pending[keyOf(addr)] = reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix, bitmapSet: true}
 		a.countLocked(addr)
 		a.mu.Unlock()
 		return ip, nil
@@ -378,8 +385,7 @@ func (a *CIDRAllocator) allocateFromIndex(bitmapFull bool) (net.IP, error) {
 			a.mu.Unlock()
 			return nil, ErrFull
 		}
-		r := &reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix}
-		a.pending[keyOf(addr)] = r
+		a.pending[keyOf(addr)] = reservation{at: a.clock.Now(), scope: metricsutil.Dynamic, prefix: p.prefix}
 		a.mu.Unlock()
 
 		ip := net.IP(addr.AsSlice())
@@ -395,7 +401,9 @@ func (a *CIDRAllocator) allocateFromIndex(bitmapFull bool) (net.IP, error) {
 				a.dropReservation(addr)
 				return nil, fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
 			}
-			r.bitmapSet = true
+			a.mu.Lock()
+			a.setBitmapLocked(addr)
+			a.mu.Unlock()
 		}
 		a.mu.Lock()
 		a.countLocked(addr)
@@ -424,9 +432,8 @@ func (a *CIDRAllocator) Allocate(ip net.IP) error {
 		a.mu.Unlock()
 		return ErrAllocated
 	}
-	r := &reservation{at: a.clock.Now(), scope: metricsutil.Static, prefix: p}
 	a.idx.add(addr, stateReserved)
-	a.pending[keyOf(addr)] = r
+	a.pending[keyOf(addr)] = reservation{at: a.clock.Now(), scope: metricsutil.Static, prefix: p}
 	a.mu.Unlock()
 
 	if a.storable(addr) {
@@ -445,7 +452,7 @@ func (a *CIDRAllocator) Allocate(ip net.IP) error {
 			return fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
 		}
 		a.mu.Lock()
-		r.bitmapSet = true
+		a.setBitmapLocked(addr)
 		a.mu.Unlock()
 	}
 	a.mu.Lock()
@@ -478,17 +485,25 @@ func (a *CIDRAllocator) check(ip net.IP) (netip.Addr, netip.Prefix, error) {
 	return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
 }
 
+// setBitmapLocked records that addr's reservation set its dual-write bit.
+func (a *CIDRAllocator) setBitmapLocked(addr netip.Addr) {
+	if r, ok := a.pending[keyOf(addr)]; ok {
+		r.bitmapSet = true
+		a.pending[keyOf(addr)] = r
+	}
+}
+
 // dropReservation frees a reserved address and its bitmap bit, if it set one.
 func (a *CIDRAllocator) dropReservation(addr netip.Addr) {
 	a.mu.Lock()
-	r := a.pending[keyOf(addr)]
+	r, reserved := a.pending[keyOf(addr)]
 	delete(a.pending, keyOf(addr))
 	if a.idx.state(addr) == stateReserved {
 		a.idx.remove(addr)
 		a.countLocked(addr)
 	}
 	a.mu.Unlock()
-	if r != nil && r.bitmapSet {
+	if reserved && r.bitmapSet {
 		_ = a.bitmap.Release(net.IP(addr.AsSlice()))
 	}
 }
@@ -502,9 +517,9 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	addr = addr.Unmap()
 	k := keyOf(addr)
 	a.mu.Lock()
-	r := a.pending[k]
+	r, reserved := a.pending[k]
 	a.mu.Unlock()
-	if r != nil {
+	if reserved {
 		if r.lost {
 			a.mu.Lock()
 			delete(a.pending, k)
@@ -520,6 +535,8 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
 	}
 	a.mu.Lock()
+	// The delete event of the object is now stale whatever happens next to the address.
+	delete(a.created, k)
 	if a.idx.remove(addr) {
 		a.countLocked(addr)
 	}

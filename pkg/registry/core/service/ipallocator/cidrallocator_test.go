@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/component-base/metrics/testutil"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 )
 
@@ -238,4 +239,109 @@ func TestCIDRAllocatorHoldsForceDeletedIPAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the address to be freed once the Service is gone", func() bool { return !f.alloc.Has(netIP("10.0.0.42")) })
+}
+
+func TestCIDRAllocatorDualWrite(t *testing.T) {
+	t.Run("dynamic picks come from the bitmap and are kept in it", func(t *testing.T) {
+		bitmap := newTestRange(t, "10.0.0.0/24")
+		f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")}, withBitmap(bitmap))
+		for i := range 20 {
+			a := f.allocateNext(t, svcName(i))
+			if !bitmap.Has(netIP(a.String())) {
+				t.Fatalf("%s allocated without its bitmap bit", a)
+			}
+		}
+		if bitmap.Used() != 20 {
+			t.Errorf("bitmap has %d bits, want 20", bitmap.Used())
+		}
+	})
+	t.Run("a bit set by a bitmap-only apiserver is never handed out", func(t *testing.T) {
+		bitmap := newTestRange(t, "10.0.0.0/28")
+		// 14 usable addresses; a bitmap-only apiserver took all but one, without IPAddresses.
+		for _, s := range ipsOf("10.0.0.0/28", 13) {
+			if err := bitmap.Allocate(netIP(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := newCIDRFixture(t, "10.0.0.0/28", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/28")}, withBitmap(bitmap))
+		if a := f.allocateNext(t, "only"); a != netip.MustParseAddr("10.0.0.14") {
+			t.Fatalf("got %s, want the one address free in the bitmap", a)
+		}
+		if _, err := f.alloc.AllocateNext(); !errors.Is(err, ErrFull) {
+			t.Fatalf("AllocateNext = %v, want ErrFull: every other address is the bitmap-only apiserver's", err)
+		}
+	})
+	t.Run("IPv6 past the bitmap's 2^16 addresses is IPAddress-only", func(t *testing.T) {
+		// Upstream #129797: a /108 has 2^20 addresses, the legacy bitmap 2^16.
+		bitmap := newTestRange(t, "fd00:10:96::/108")
+		f := newCIDRFixture(t, "fd00:10:96::/108", []runtime.Object{serviceCIDR("kubernetes", 1, "fd00:10:96::/108")}, withBitmap(bitmap))
+		beyond := "fd00:10:96::f:0"
+		if err := f.alloc.Allocate(netIP(beyond)); err != nil {
+			t.Fatalf("Allocate(%s) = %v", beyond, err)
+		}
+		if err := f.alloc.Commit(context.Background(), service("default", "far", beyond), []string{beyond}); err != nil {
+			t.Fatal(err)
+		}
+		if !f.ipAddressExists(beyond) || bitmap.Used() != 0 {
+			t.Errorf("IPAddress exists: %t, bitmap bits: %d; want the IPAddress and no bit", f.ipAddressExists(beyond), bitmap.Used())
+		}
+	})
+	t.Run("a stale bit does not refuse a static IP", func(t *testing.T) {
+		// Upstream #136475: free as an IPAddress, set in the bitmap, no Service has it.
+		bitmap := newTestRange(t, "10.0.0.0/24")
+		if err := bitmap.Allocate(netIP("10.0.0.10")); err != nil {
+			t.Fatal(err)
+		}
+		f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")}, withBitmap(bitmap))
+		if err := f.alloc.Allocate(netIP("10.0.0.10")); err != nil {
+			t.Fatalf("Allocate of a stale bitmap address = %v, want it repaired", err)
+		}
+	})
+	t.Run("a bit a Service holds refuses the static IP", func(t *testing.T) {
+		bitmap := newTestRange(t, "10.0.0.0/24")
+		if err := bitmap.Allocate(netIP("10.0.0.11")); err != nil {
+			t.Fatal(err)
+		}
+		f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{
+			serviceCIDR("kubernetes", 1, "10.0.0.0/24"),
+			serviceObject("default", "old-apiserver", "10.0.0.11"),
+		}, withBitmap(bitmap))
+		if err := f.alloc.Allocate(netIP("10.0.0.11")); !errors.Is(err, ErrAllocated) {
+			t.Fatalf("Allocate of an address a bitmap-only apiserver gave a Service = %v, want ErrAllocated", err)
+		}
+		if f.alloc.Has(netIP("10.0.0.11")) && f.alloc.idx.state(netip.MustParseAddr("10.0.0.11")) == stateReserved {
+			t.Errorf("the refused reservation was left behind")
+		}
+	})
+	t.Run("release clears the bit", func(t *testing.T) {
+		bitmap := newTestRange(t, "10.0.0.0/24")
+		f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")}, withBitmap(bitmap))
+		a := f.allocateNext(t, "web")
+		if err := f.alloc.Release(netIP(a.String())); err != nil {
+			t.Fatal(err)
+		}
+		if bitmap.Has(netIP(a.String())) {
+			t.Errorf("bit of released %s still set", a)
+		}
+	})
+}
+
+func TestCIDRAllocatorMetricsPerServiceCIDR(t *testing.T) {
+	// Upstream #140613: available_ips must be there for every ServiceCIDR, also right after a restart.
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{
+		serviceCIDR("kubernetes", 1, "10.0.0.0/24"),
+		serviceCIDR("extra", 2, "10.5.0.0/28"),
+		ipAddressFor("10.5.0.3", "default", "a"),
+	})
+	f.alloc.EnableMetrics()
+	waitFor(t, "gauges of both ServiceCIDRs", func() bool {
+		avail, err1 := testutil.GetGaugeMetricValue(clusterIPAvailable.WithLabelValues("10.5.0.0/28"))
+		used, err2 := testutil.GetGaugeMetricValue(clusterIPAllocated.WithLabelValues("10.5.0.0/28"))
+		def, err3 := testutil.GetGaugeMetricValue(clusterIPAvailable.WithLabelValues("10.0.0.0/24"))
+		return err1 == nil && err2 == nil && err3 == nil && avail == 13 && used == 1 && def == 254
+	})
+	f.allocateNext(t, "web")
+	if v, _ := testutil.GetGaugeMetricValue(clusterIPAvailable.WithLabelValues("10.0.0.0/24")); v != 253 {
+		t.Errorf("available_ips{cidr=10.0.0.0/24} = %v after one allocation, want 253", v)
+	}
 }

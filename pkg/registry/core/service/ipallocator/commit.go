@@ -69,10 +69,10 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r := a.pending[k]
-	if r == nil {
+	r, reserved := a.pending[k]
+	if !reserved {
 		// Expired (or never reserved here): commit it as a static allocation would.
-		r = &reservation{at: a.clock.Now()}
+		r = reservation{at: a.clock.Now()}
 		if p := a.idx.readyPrefixFor(addr); p != nil {
 			r.prefix = p.prefix
 		}
@@ -90,6 +90,7 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 	case apierrors.IsAlreadyExists(err):
 		// The address is someone else's: it stays used, and Release leaves it be.
 		r.lost = true
+		a.pending[k] = r
 		a.idx.add(addr, stateObject)
 		rec.Failed(r.scope)
 		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
