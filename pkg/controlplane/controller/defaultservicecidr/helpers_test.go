@@ -1,0 +1,134 @@
+package defaultservicecidr
+
+import (
+	"context"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/servicecidrtest"
+)
+
+// waitTimeout bounds every wait for the controller to act on a fake client.
+const waitTimeout = servicecidrtest.Timeout
+
+func mustCIDR(t *testing.T, s string) net.IPNet {
+	t.Helper()
+	if s == "" {
+		return net.IPNet{}
+	}
+	_, ipnet, err := netutils.ParseCIDRSloppy(s)
+	if err != nil {
+		t.Fatalf("parsing %q: %v", s, err)
+	}
+	return *ipnet
+}
+
+func serviceCIDR(name string, cidrs ...string) *networkingv1.ServiceCIDR {
+	return &networkingv1.ServiceCIDR{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "uid-" + "1"},
+		Spec:       networkingv1.ServiceCIDRSpec{CIDRs: cidrs},
+	}
+}
+
+func withCondition(c *networkingv1.ServiceCIDR, status metav1.ConditionStatus, reason, message string) *networkingv1.ServiceCIDR {
+	c.Status.Conditions = []metav1.Condition{{Type: networkingv1.ServiceCIDRConditionReady, Status: status, Reason: reason, Message: message}}
+	return c
+}
+
+// fixture is a controller for the given flags over a fake clientset.
+type fixture struct {
+	client   *fake.Clientset
+	recorder *events.FakeRecorder
+	ctrl     *Controller
+}
+
+func newFixture(t *testing.T, primary, secondary string, objects ...runtime.Object) *fixture {
+	t.Helper()
+	f := &fixture{client: fake.NewClientset(objects...), recorder: events.NewFakeRecorder(100)}
+	// the fake clientset creates an object a status apply names; the apiserver answers NotFound
+	f.client.PrependReactor("patch", "servicecidrs", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		patch := a.(clienttesting.PatchAction)
+		if a.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		if _, err := f.client.Tracker().Get(a.GetResource(), "", patch.GetName()); err != nil {
+			return true, nil, err
+		}
+		return false, nil, nil
+	})
+	f.ctrl = New(mustCIDR(t, primary), mustCIDR(t, secondary), f.client,
+		WithRecorder(f.recorder), WithResyncInterval(50*time.Millisecond))
+	return f
+}
+
+// startAsync runs the controller until the test ends; the channel closes when Start returns.
+func (f *fixture) startAsync(t *testing.T) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		f.ctrl.Start(ctx)
+	}()
+	return returned
+}
+
+// start runs the controller and waits for Start to return.
+func (f *fixture) start(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.startAsync(t):
+	case <-time.After(waitTimeout):
+		t.Fatal("Start did not return: the default ServiceCIDR was never seen or created")
+	}
+}
+
+func (f *fixture) get(t *testing.T) *networkingv1.ServiceCIDR {
+	t.Helper()
+	c, err := f.client.NetworkingV1().ServiceCIDRs().Get(context.Background(), DefaultServiceCIDRName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting the default ServiceCIDR: %v", err)
+	}
+	return c
+}
+
+func (f *fixture) eventually(t *testing.T, what string, cond func(*networkingv1.ServiceCIDR) bool) {
+	t.Helper()
+	servicecidrtest.Eventually(t, f.client, DefaultServiceCIDRName, what, cond)
+}
+
+// settle lets several resync intervals pass, for checks that nothing more happens.
+func settle() { time.Sleep(300 * time.Millisecond) }
+
+func (f *fixture) events() []string { return servicecidrtest.Events(f.recorder) }
+
+// writes are the verbs of the write requests the controller sent.
+func (f *fixture) writes() []string {
+	var out []string
+	for _, a := range f.client.Actions() {
+		if v := a.GetVerb(); !slices.Contains([]string{"get", "list", "watch"}, v) {
+			out = append(out, v+" "+a.GetResource().Resource+"/"+a.GetSubresource())
+		}
+	}
+	return out
+}
+
+func ready(c *networkingv1.ServiceCIDR) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == networkingv1.ServiceCIDRConditionReady {
+			return cond.Status == metav1.ConditionTrue && cond.Message == readyMessage
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package servicecidrtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+)
+
+// Timeout bounds every wait for a controller to act on a fake clientset.
+const Timeout = 10 * time.Second
+
+// Eventually waits until the named ServiceCIDR exists and cond holds, and
+// returns it; what says what was awaited when it fails.
+func Eventually(t *testing.T, client kubernetes.Interface, name, what string, cond func(*networkingv1.ServiceCIDR) bool) *networkingv1.ServiceCIDR {
+	t.Helper()
+	var last *networkingv1.ServiceCIDR
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, Timeout, true, func(ctx context.Context) (bool, error) {
+		c, err := client.NetworkingV1().ServiceCIDRs().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = c
+		return cond(c), nil
+	})
+	if err != nil {
+		t.Fatalf("ServiceCIDR %s: %s did not happen; last seen finalizers=%v spec=%v status=%+v",
+			name, what, last.GetFinalizers(), specOf(last), statusOf(last))
+	}
+	return last
+}
+
+// Events drains the events recorder was given so far.
+func Events(recorder *events.FakeRecorder) []string {
+	var out []string
+	for {
+		select {
+		case e := <-recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func specOf(c *networkingv1.ServiceCIDR) []string {
+	if c == nil {
+		return nil
+	}
+	return c.Spec.CIDRs
+}
+
+func statusOf(c *networkingv1.ServiceCIDR) networkingv1.ServiceCIDRStatus {
+	if c == nil {
+		return networkingv1.ServiceCIDRStatus{}
+	}
+	return c.Status
+}
