@@ -21,6 +21,9 @@ type CompletedOptions struct {
 	// autodetected tells that DualStack came from the host, not the flags, so a
 	// failed second bind falls back to single-stack as KEP-2438 asks.
 	autodetected bool
+
+	// EnableServiceCIDRController is --enable-servicecidr-controller.
+	EnableServiceCIDRController bool
 }
 
 // Complete decides the per-family addresses first, so upstream's Complete finds
@@ -43,6 +46,8 @@ func (s *ServerRunOptions) Complete(ctx context.Context) (CompletedOptions, erro
 		DualStack:        plan.finish(completed),
 		dualStackEnabled: enabled,
 		autodetected:     plan.autodetected,
+
+		EnableServiceCIDRController: s.EnableServiceCIDRController,
 	}, nil
 }
 

@@ -32,11 +32,14 @@ type ServerRunOptions struct {
 
 	// resolve finds a host address per family; upstream's resolver unless a test replaces it.
 	resolve dualstack.Resolver
+
+	// EnableServiceCIDRController is --enable-servicecidr-controller.
+	EnableServiceCIDRController bool
 }
 
 // NewServerRunOptions returns upstream's defaults.
 func NewServerRunOptions() *ServerRunOptions {
-	return &ServerRunOptions{ServerRunOptions: upstreamoptions.NewServerRunOptions()}
+	return &ServerRunOptions{ServerRunOptions: upstreamoptions.NewServerRunOptions(), EnableServiceCIDRController: true}
 }
 
 // Flags returns upstream's flag sets with --bind-address and --advertise-address
@@ -58,6 +61,7 @@ func (s *ServerRunOptions) Flags() cliflag.NamedFlagSets {
 	if s.BindAddress == nil || s.AdvertiseAddress == nil {
 		panic(fmt.Sprintf("upstream's flags no longer include --%s and --%s", BindAddressFlag, AdvertiseAddressFlag))
 	}
+	s.addServiceCIDRControllerFlag(fss.FlagSet("misc"))
 	return fss
 }
 
