@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"time"
 
 	upstreamcontrolplane "k8s.io/kubernetes/pkg/controlplane"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
@@ -10,6 +11,9 @@ import (
 // Extra is upstream's kube-apiserver configuration plus what netfork adds.
 type Extra struct {
 	upstreamcontrolplane.Extra
+
+	// ServiceCIDRController is netfork's ServiceCIDR deletion controller's part.
+	ServiceCIDRController ServiceCIDRController
 }
 
 // Config is the configuration of one netfork kube-apiserver.
@@ -57,4 +61,14 @@ func (c *Config) Complete() (CompletedConfig, error) {
 	c.ControlPlane = upstream.ControlPlane
 	c.Extra.Extra = *done.Extra
 	return CompletedConfig{&completedConfig{ControlPlane: done.ControlPlane, Extra: &c.Extra}}, nil
+}
+
+// ServiceCIDRController configures netfork's ServiceCIDR deletion controller;
+// the zero value is production's: running, with the KEP's grace period.
+type ServiceCIDRController struct {
+	// Disabled leaves ServiceCIDR deletion to kube-controller-manager
+	// (--enable-servicecidr-controller=false).
+	Disabled bool
+	// DeletionGracePeriod, when set, replaces servicecidrs.DefaultDeletionGracePeriod; tests shorten it.
+	DeletionGracePeriod time.Duration
 }

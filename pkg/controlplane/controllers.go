@@ -1,13 +1,16 @@
 package controlplane
 
 import (
+	"context"
 	"fmt"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/kubernetes/pkg/controlplane/controller/defaultservicecidr"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice"
 
+	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
 	"github.com/netfork/netfork/pkg/features"
 )
 
@@ -53,16 +56,58 @@ func (c CompletedConfig) addKubernetesServiceController(server *genericapiserver
 }
 
 // addDefaultServiceCIDRController is the one place the controller of the
-// `kubernetes` ServiceCIDR is built; it runs only with MultiCIDRServiceAllocator.
+// `kubernetes` ServiceCIDR is built. Every apiserver runs one, only with
+// MultiCIDRServiceAllocator, and is not ready before the ServiceCIDR exists.
 func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
 	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		return nil
 	}
+	ctrl := defaultservicecidr.New(c.ServiceIPRange, c.SecondaryServiceIPRange, client)
 	return server.AddPostStartHook(DefaultServiceCIDRHookName, func(hookContext genericapiserver.PostStartHookContext) error {
-		ctrl := defaultservicecidr.NewController(c.ServiceIPRange, c.SecondaryServiceIPRange, client)
 		// The default ServiceCIDR must exist before the apiserver is ready, or no
 		// Service could get a ClusterIP.
 		ctrl.Start(hookContext)
+		return nil
+	})
+}
+
+// ServiceCIDRControllerHookName is netfork's: upstream runs the ServiceCIDR
+// deletion controller in kube-controller-manager.
+const ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
+
+// addServiceCIDRController is the one place netfork's ServiceCIDR deletion
+// controller is built. One apiserver at a time runs it, elected on a Lease,
+// only with MultiCIDRServiceAllocator and unless --enable-servicecidr-controller=false.
+func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
+	if !features.Enabled(features.MultiCIDRServiceAllocator) || c.ServiceCIDRController.Disabled {
+		return nil
+	}
+	networking := c.ControlPlane.Extra.VersionedInformers.Networking().V1()
+	cidrs, ips := networking.ServiceCIDRs(), networking.IPAddresses()
+	// ask for both informers now, so that the factory starts them with the others
+	cidrs.Informer()
+	ips.Informer()
+	var opts []servicecidrs.Option
+	if d := c.ServiceCIDRController.DeletionGracePeriod; d > 0 {
+		opts = append(opts, servicecidrs.WithDeletionGracePeriod(d))
+	}
+	election := &servicecidrs.LeaderElection{Identity: c.ControlPlane.Generic.APIServerID}
+
+	return server.AddPostStartHook(ServiceCIDRControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		go func() {
+			logger := klog.FromContext(hookContext)
+			err := servicecidrs.RunLeading(hookContext, client, election, func(ctx context.Context) {
+				ctrl, err := servicecidrs.New(client, cidrs, ips, opts...)
+				if err != nil {
+					logger.Error(err, "Building the ServiceCIDR deletion controller")
+					return
+				}
+				ctrl.Run(ctx, 1)
+			})
+			if err != nil {
+				logger.Error(err, "Running the ServiceCIDR deletion controller")
+			}
+		}()
 		return nil
 	})
 }

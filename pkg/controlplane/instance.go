@@ -44,5 +44,8 @@ func (c CompletedConfig) New(delegationTarget genericapiserver.DelegationTarget)
 	if err := c.addDefaultServiceCIDRController(cp.GenericAPIServer, client); err != nil {
 		return nil, err
 	}
+	if err := c.addServiceCIDRController(cp.GenericAPIServer, client); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

@@ -34,10 +34,12 @@ func NewConfig(opts options.CompletedOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	kubeAPIs := controlplane.NewConfig(upstream.KubeAPIs)
+	kubeAPIs.ServiceCIDRController.Disabled = !opts.EnableServiceCIDRController
 	return &Config{
 		Options:       opts,
 		Aggregator:    upstream.Aggregator,
-		KubeAPIs:      controlplane.NewConfig(upstream.KubeAPIs),
+		KubeAPIs:      kubeAPIs,
 		APIExtensions: upstream.ApiExtensions,
 	}, nil
 }
