@@ -1,0 +1,75 @@
+package kubernetesservice
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// Stop is the pre-shutdown hook. The generic apiserver runs it as shutdown
+// starts and keeps accepting requests until both it and
+// --shutdown-delay-duration are over, so this apiserver stays published as
+// terminating for the delay and removes itself while it still serves. Like
+// upstream's, it never holds shutdown up for more than two intervals past the
+// delay, whatever etcd does.
+func (c *Controller) Stop() {
+	c.stopOnce.Do(func() {
+		start := time.Now()
+		c.lock.Lock()
+		c.stopped = true
+		close(c.stopCh)
+		c.lock.Unlock()
+		c.queue.ShutDown()
+		limit := c.ShutdownDelay + 2*c.Interval
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		logger := klog.FromContext(ctx).WithValues("controller", controllerName)
+		ctx = klog.NewContext(ctx, logger)
+
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.handOff(ctx, start.Add(c.ShutdownDelay))
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			logger.Info("Removing this apiserver from the kubernetes Service's endpoints timed out", "after", limit)
+		}
+		c.broadcaster.Shutdown()
+	})
+}
+
+// handOff publishes this apiserver as terminating until removeAt, refreshing
+// its leases every interval, then removes it. An apiserver that never
+// published itself (it never became ready) only cleans up.
+func (c *Controller) handOff(ctx context.Context, removeAt time.Time) {
+	logger := klog.FromContext(ctx)
+	ports := c.endpointPorts()
+	if c.decision.Load() != nil {
+		for {
+			if _, err := c.Reconciler.MarkTerminating(ctx, ports); err != nil {
+				logger.Error(err, "Publishing this apiserver as terminating")
+			}
+			wait := time.Until(removeAt)
+			if wait <= 0 {
+				break
+			}
+			if wait > c.Interval {
+				wait = c.Interval
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+	}
+	c.Reconciler.StopReconciling()
+	c.running.Wait()
+	if err := c.Reconciler.Remove(ctx, ports); err != nil {
+		logger.Error(err, "Removing this apiserver from the kubernetes Service's endpoints")
+	}
+	c.Reconciler.Destroy()
+}
