@@ -2,10 +2,12 @@ package controlplane
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	upstreamcontrolplane "k8s.io/kubernetes/pkg/controlplane"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
+	netutils "k8s.io/utils/net"
 )
 
 // Extra is upstream's kube-apiserver configuration plus what netfork adds.
@@ -14,6 +16,20 @@ type Extra struct {
 
 	// ServiceCIDRController is netfork's ServiceCIDR deletion controller's part.
 	ServiceCIDRController ServiceCIDRController
+
+	// DualStack is KEP-2438's part; its zero value is the gate off.
+	DualStack DualStack
+}
+
+// DualStack is what the DualStackAPIServer gate changes in the control plane:
+// netfork's lease reconciler and kubernetes-Service controller instead of
+// upstream's, publishing every advertise address.
+type DualStack struct {
+	// Enabled is the DualStackAPIServer gate as this apiserver's flags set it.
+	Enabled bool
+	// AdvertiseAddresses are --advertise-address, primary first (the primary is
+	// also GenericConfig.PublicAddress); one, or one per family.
+	AdvertiseAddresses []net.IP
 }
 
 // Config is the configuration of one netfork kube-apiserver.
@@ -47,6 +63,17 @@ func NewConfig(upstream *upstreamcontrolplane.Config) *Config {
 func (c *Config) Complete() (CompletedConfig, error) {
 	if c.MasterEndpointReconcileTTL == 0 {
 		c.MasterEndpointReconcileTTL = upstreamcontrolplane.DefaultEndpointReconcilerTTL
+	}
+	if c.EndpointReconcilerConfig.Interval == 0 {
+		c.EndpointReconcilerConfig.Interval = upstreamcontrolplane.DefaultEndpointReconcilerInterval
+	}
+	if c.DualStack.Enabled && c.SecondaryAPIServerServiceIP == nil && c.SecondaryServiceIPRange.IP != nil {
+		// upstream leaves it unset: it never publishes the secondary family
+		ip, err := netutils.GetIndexedIP(&c.SecondaryServiceIPRange, 1)
+		if err != nil {
+			return CompletedConfig{}, fmt.Errorf("choosing the kubernetes Service's IP in %s: %w", c.SecondaryServiceIPRange.String(), err)
+		}
+		c.SecondaryAPIServerServiceIP = ip
 	}
 	if c.EndpointReconcilerConfig.Reconciler == nil {
 		reconciler, err := c.newEndpointReconciler()

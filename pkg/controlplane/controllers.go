@@ -11,6 +11,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
+	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
 	"github.com/netfork/netfork/pkg/features"
 )
 
@@ -28,6 +29,9 @@ func (c CompletedConfig) addKubernetesServiceController(server *genericapiserver
 	if err != nil {
 		return fmt.Errorf("failed to get listener address: %w", err)
 	}
+	if r, ok := c.EndpointReconcilerConfig.Reconciler.(netforkreconcilers.Reconciler); ok {
+		return c.addDualStackKubernetesServiceController(server, client, r, publicServicePort)
+	}
 	publicIP := c.ControlPlane.Generic.PublicAddress
 	if err := c.EndpointReconcilerConfig.Reconciler.ValidateIP(publicIP); err != nil {
 		return fmt.Errorf("cannot use --advertise-address %s with the endpoint reconciler: %w", publicIP, err)
@@ -42,7 +46,19 @@ func (c CompletedConfig) addKubernetesServiceController(server *genericapiserver
 		PublicServicePort:         publicServicePort,
 		KubernetesServiceNodePort: c.KubernetesServiceNodePort,
 	}, client, c.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
+	return addKubernetesServiceHooks(server, ctrl)
+}
 
+// kubernetesServiceController is what upstream's and netfork's controllers of
+// the kubernetes Service offer the generic apiserver.
+type kubernetesServiceController interface {
+	Start(stopCh <-chan struct{})
+	Stop()
+}
+
+// addKubernetesServiceHooks starts ctrl after the apiserver starts and stops it
+// when shutdown starts, under upstream's hook names.
+func addKubernetesServiceHooks(server *genericapiserver.GenericAPIServer, ctrl kubernetesServiceController) error {
 	if err := server.AddPostStartHook(KubernetesServiceHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		ctrl.Start(hookContext.Done())
 		return nil

@@ -36,6 +36,10 @@ func NewConfig(opts options.CompletedOptions) (*Config, error) {
 	}
 	kubeAPIs := controlplane.NewConfig(upstream.KubeAPIs)
 	kubeAPIs.ServiceCIDRController.Disabled = !opts.EnableServiceCIDRController
+	if opts.DualStackEnabled() {
+		// GenericConfig.PublicAddress holds only the primary advertise address
+		kubeAPIs.DualStack = controlplane.DualStack{Enabled: true, AdvertiseAddresses: opts.DualStack.AdvertiseAddresses}
+	}
 	return &Config{
 		Options:       opts,
 		Aggregator:    upstream.Aggregator,

@@ -25,3 +25,6 @@ func (d DualStack) SecondaryAdvertiseAddress() net.IP {
 
 // ServesBothFamilies tells whether the apiserver listens on one socket per family.
 func (d DualStack) ServesBothFamilies() bool { return len(d.BindAddresses) == 2 }
+
+// DualStackEnabled is the DualStackAPIServer gate as these options' flags set it.
+func (o CompletedOptions) DualStackEnabled() bool { return o.dualStackEnabled }

@@ -1,0 +1,40 @@
+package controlplane
+
+import (
+	"fmt"
+	"net"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+
+	netforkkubernetesservice "github.com/netfork/netfork/pkg/controlplane/controller/kubernetesservice"
+	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
+)
+
+// addDualStackKubernetesServiceController starts netfork's kubernetes-Service
+// controller, which goes with netfork's lease reconciler (DualStackAPIServer).
+func (c CompletedConfig) addDualStackKubernetesServiceController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface, r netforkreconcilers.Reconciler, publicServicePort int) error {
+	addresses := c.DualStack.AdvertiseAddresses
+	if len(addresses) == 0 {
+		addresses = []net.IP{c.ControlPlane.Generic.PublicAddress}
+	}
+	for _, ip := range addresses {
+		if err := r.ValidateIP(ip); err != nil {
+			return fmt.Errorf("cannot use --advertise-address %s with the endpoint reconciler: %w", ip, err)
+		}
+	}
+	ctrl, err := netforkkubernetesservice.New(netforkkubernetesservice.Config{
+		Reconciler:                r,
+		Interval:                  c.EndpointReconcilerConfig.Interval,
+		ServiceIP:                 c.APIServerServiceIP,
+		SecondaryServiceIP:        c.SecondaryAPIServerServiceIP,
+		ServicePort:               c.APIServerServicePort,
+		PublicServicePort:         publicServicePort,
+		KubernetesServiceNodePort: c.KubernetesServiceNodePort,
+		ShutdownDelay:             c.ControlPlane.Generic.ShutdownDelayDuration,
+	}, client, c.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
+	if err != nil {
+		return err
+	}
+	return addKubernetesServiceHooks(server, ctrl)
+}
