@@ -118,8 +118,10 @@ type PreparedServer interface {
 }
 
 // NewServer binds a dual-stack --bind-address, then builds and prepares the
-// server chain without serving; tests run it themselves.
-func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
+// server chain without serving; tests run it themselves. configure, if any,
+// changes the configuration before it is completed, e.g. for a test to
+// shorten intervals no flag sets.
+func NewServer(opts options.CompletedOptions, configure ...func(*Config)) (PreparedServer, error) {
 	if opts.InformerName == nil {
 		informerName, err := cache.NewInformerName("kube-apiserver")
 		if err != nil {
@@ -131,7 +133,7 @@ func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	prepared, err := newServer(opts)
+	prepared, err := newServer(opts, configure)
 	if err != nil && listener != nil {
 		_ = listener.Close()
 	}
@@ -139,10 +141,13 @@ func NewServer(opts options.CompletedOptions) (PreparedServer, error) {
 }
 
 // newServer builds the server chain on listeners that are already bound.
-func newServer(opts options.CompletedOptions) (PreparedServer, error) {
+func newServer(opts options.CompletedOptions, configure []func(*Config)) (PreparedServer, error) {
 	config, err := NewConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range configure {
+		f(config)
 	}
 	completed, err := config.Complete()
 	if err != nil {

@@ -74,7 +74,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	if err != nil {
 		t.Fatalf("framework: %v", err)
 	}
-	server, err := newInProcessServer(s, fs, args, informerName)
+	server, err := newInProcessServer(s, fs, args, informerName, o.configure)
 	if err != nil {
 		if listener != nil {
 			_ = listener.Close()
@@ -151,7 +151,7 @@ func newServerRunOptions() (*options.ServerRunOptions, *pflag.FlagSet) {
 }
 
 // newInProcessServer runs the command's steps: parse, complete, validate, build.
-func newInProcessServer(s *options.ServerRunOptions, fs *pflag.FlagSet, args []string, informerName *cache.InformerName) (app.PreparedServer, error) {
+func newInProcessServer(s *options.ServerRunOptions, fs *pflag.FlagSet, args []string, informerName *cache.InformerName, configure []func(*app.Config)) (app.PreparedServer, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func newInProcessServer(s *options.ServerRunOptions, fs *pflag.FlagSet, args []s
 	}
 	// each in-process apiserver needs its own informer name: names are process-wide
 	completed.InformerName = informerName
-	return app.NewServer(completed)
+	return app.NewServer(completed, configure...)
 }
 
 func newAPIServer(t testing.TB, config *restclient.Config, prefix string, stop func()) *APIServer {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/component-base/featuregate"
+
+	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 )
 
 // DefaultServiceCIDRs are the service CIDRs test apiservers get unless a test overrides them; local-up's too.
@@ -22,6 +24,8 @@ type serverOptions struct {
 	etcdPrefix   string
 	// listenerFromFlags leaves binding to the apiserver's --bind-address.
 	listenerFromFlags bool
+	// configure changes an in-process apiserver's configuration before it is completed.
+	configure []func(*app.Config)
 }
 
 // WithFlags appends kube-apiserver flags after the framework's defaults, so they override them.
@@ -53,6 +57,13 @@ func WithEtcdPrefix(prefix string) Option {
 // the client talks to the primary address. Dual-stack tests need it.
 func WithListenerFromFlags() Option {
 	return func(o *serverOptions) { o.listenerFromFlags = true }
+}
+
+// WithConfig changes an in-process apiserver's configuration before it is
+// completed, for what no flag sets (e.g. the endpoint reconciler's interval);
+// apiservers run as processes ignore it.
+func WithConfig(configure func(*app.Config)) Option {
+	return func(o *serverOptions) { o.configure = append(o.configure, configure) }
 }
 
 var prefixCounter atomic.Int64
