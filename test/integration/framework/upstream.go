@@ -54,6 +54,42 @@ func UpstreamAPIServerBinary(t testing.TB) string {
 	return upstreamBinary
 }
 
+// NetforkBinaryEnv names a prebuilt netfork kube-apiserver to use instead of building one.
+const NetforkBinaryEnv = "NETFORK_APISERVER_BINARY"
+
+var (
+	netforkOnce   sync.Once
+	netforkBinary string
+	netforkErr    error
+)
+
+// NetforkAPIServerBinary returns netfork's kube-apiserver, building it once per
+// test process into _output/integration; go's build cache keeps rebuilds cheap.
+func NetforkAPIServerBinary(t testing.TB) string {
+	t.Helper()
+	netforkOnce.Do(func() {
+		if path := os.Getenv(NetforkBinaryEnv); path != "" {
+			netforkBinary = path
+			return
+		}
+		root, err := repoRoot()
+		if err != nil {
+			netforkErr = err
+			return
+		}
+		netforkBinary = filepath.Join(root, "_output", "integration", "kube-apiserver")
+		cmd := exec.Command("go", "build", "-o", netforkBinary, "./cmd/kube-apiserver")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			netforkErr = fmt.Errorf("building ./cmd/kube-apiserver: %w\n%s", err, out)
+		}
+	})
+	if netforkErr != nil {
+		t.Fatalf("framework: %v", netforkErr)
+	}
+	return netforkBinary
+}
+
 // repoRoot finds the directory of netfork's go.mod above the test's working directory.
 func repoRoot() (string, error) {
 	dir, err := os.Getwd()
@@ -77,7 +113,19 @@ func repoRoot() (string, error) {
 // /readyz, and stops it (by its PID) when the test ends.
 func StartUpstreamAPIServer(t *testing.T, opts ...Option) *APIServer {
 	t.Helper()
-	binary := UpstreamAPIServerBinary(t)
+	return startProcessAPIServer(t, UpstreamAPIServerBinary(t), opts)
+}
+
+// StartNetforkProcess runs netfork's own kube-apiserver binary as a process,
+// like StartUpstreamAPIServer: for tests that need apiservers with different
+// feature gates at once, which in-process servers (one gate set per process) cannot be.
+func StartNetforkProcess(t *testing.T, opts ...Option) *APIServer {
+	t.Helper()
+	return startProcessAPIServer(t, NetforkAPIServerBinary(t), opts)
+}
+
+func startProcessAPIServer(t *testing.T, binary string, opts []Option) *APIServer {
+	t.Helper()
 	o := newServerOptions(t, opts)
 	dir := t.TempDir()
 	creds := newCredentials(t, dir)

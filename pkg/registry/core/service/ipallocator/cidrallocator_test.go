@@ -345,3 +345,16 @@ func TestCIDRAllocatorMetricsPerServiceCIDR(t *testing.T) {
 		t.Errorf("available_ips{cidr=10.0.0.0/24} = %v after one allocation, want 253", v)
 	}
 }
+
+func TestCIDRAllocatorIPv6Slash64LastAddress(t *testing.T) {
+	f := newCIDRFixture(t, "fd00:64::/64", []runtime.Object{serviceCIDR("kubernetes", 1, "fd00:64::/64")})
+	for _, ip := range []string{"fd00:64::ffff:ffff:ffff:ffff", "fd00:64::1", "fd00:64::8000:0:0:0"} {
+		if err := f.alloc.Allocate(netIP(ip)); err != nil {
+			t.Errorf("Allocate(%s) = %v, want it allowed in the /64", ip, err)
+		}
+	}
+	var notInRange *ErrNotInRange
+	if err := f.alloc.Allocate(netIP("fd00:64::")); !errors.As(err, &notInRange) {
+		t.Errorf("Allocate of the /64's subnet-router address = %v, want ErrNotInRange", err)
+	}
+}

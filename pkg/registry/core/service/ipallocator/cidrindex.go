@@ -189,7 +189,7 @@ func (x *cidrIndex) eachContaining(a netip.Addr, fn func(*prefixEntry)) {
 func (x *cidrIndex) readyPrefixFor(a netip.Addr) *prefixEntry {
 	var found *prefixEntry
 	x.eachContaining(a, func(p *prefixEntry) {
-		if _, ok := p.offset(a); ok && p.ready && (found == nil || p.prefix.Bits() > found.prefix.Bits()) {
+		if _, ok := p.distance(a); ok && p.ready && (found == nil || p.prefix.Bits() > found.prefix.Bits()) {
 			found = p
 		}
 	})

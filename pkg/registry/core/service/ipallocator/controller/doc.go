@@ -20,6 +20,36 @@
 //   - a bitmap is written only when the rebuilt one differs, so an idle pass does
 //     not make concurrent allocations conflict.
 //
-// With MultiCIDRServiceAllocator on, NewRepair still returns upstream's
-// IPAddress repair loop.
+// With MultiCIDRServiceAllocator on, RepairIPAddress keeps IPAddress objects
+// and Service ClusterIPs one-to-one, where upstream runs RepairIPAddress
+// (repairip.go). It works through the API client and informers only, so it
+// does not depend on the allocator an apiserver runs, writes IPAddresses
+// exactly as upstream's allocator does (name, family and managed-by labels,
+// parentRef) and accepts upstream's. It keeps upstream's event reasons and
+// texts and also counts what it finds in the clusterip_repair metrics, which
+// upstream's IPAddress loop leaves at zero. It differs from upstream's:
+//
+//   - an allocator-managed IPAddress no Service uses is deleted only once it is
+//     older than the grace period (60 s) and has been seen unused for as long,
+//     after a read through the API confirms it, with a delete conditional on
+//     its UID and resourceVersion; upstream deletes on age alone from its
+//     caches and, during mass Service deletions, races the Service storage's
+//     own release, logging leaks that are none;
+//   - a missing IPAddress is created only after the API confirms that it is
+//     missing and that the Service still holds the address, so a Service being
+//     deleted does not get its address re-allocated;
+//   - wrong labels on an IPAddress that points at the right Service are fixed
+//     in place instead of delete-and-create, which let another allocator take
+//     the address in between;
+//   - an IPAddress whose managed-by label names another manager is never
+//     changed or deleted; a Service whose ClusterIP it holds is reported
+//     ClusterIPAlreadyAllocated. One without the label is repaired as upstream;
+//   - a first pass that fails (Forbidden or unavailable while the apiserver
+//     starts, kubernetes/kubernetes#136288) is retried with backoff instead of
+//     ending the loop and, through the post-start hook, the apiserver; an
+//     object that fails for good is retried in the background and does not
+//     hold up readiness; the default ServiceCIDR is awaited for at most 20 s,
+//     not forever, and while the informers do not sync it keeps waiting and
+//     logs which; a Service's ClusterIP that a new ServiceCIDR brings into
+//     range is repaired at once rather than at the next resync.
 package controller

@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
-	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
+	"k8s.io/utils/clock"
 
 	"github.com/netfork/netfork/pkg/features"
 )
@@ -20,13 +20,14 @@ type Runner interface {
 
 var (
 	_ Runner = (*Repair)(nil)
-	_ Runner = (*upstreamipcontroller.RepairIPAddress)(nil)
+	_ Runner = (*RepairIPAddress)(nil)
 )
 
 // Config holds what a ClusterIP repair loop needs.
 type Config struct {
-	Interval  time.Duration
-	Client    kubernetes.Interface
+	Interval time.Duration
+	Client   kubernetes.Interface
+	// Informers feed the IPAddress repair loop: Services, ServiceCIDRs, IPAddresses.
 	Informers informers.SharedInformerFactory
 
 	// PrimaryRange, SecondaryRange and their bitmaps are used in bitmap mode only.
@@ -41,8 +42,5 @@ func NewRepair(c Config) Runner {
 	if !features.Enabled(features.MultiCIDRServiceAllocator) {
 		return newBitmapRepair(c)
 	}
-	return upstreamipcontroller.NewRepairIPAddress(c.Interval, c.Client,
-		c.Informers.Core().V1().Services(),
-		c.Informers.Networking().V1().ServiceCIDRs(),
-		c.Informers.Networking().V1().IPAddresses())
+	return newRepairIPAddress(c, clock.RealClock{})
 }

@@ -21,7 +21,6 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
-	upstreamipcontroller "k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller"
 
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
@@ -490,7 +489,7 @@ func TestNewRepair(t *testing.T) {
 		want      Runner
 	}{
 		{name: "bitmap mode repairs netfork's bitmaps", multiCIDR: false, want: &Repair{}},
-		{name: "multi-CIDR mode repairs IPAddresses", multiCIDR: true, want: &upstreamipcontroller.RepairIPAddress{}},
+		{name: "multi-CIDR mode repairs IPAddresses", multiCIDR: true, want: &RepairIPAddress{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

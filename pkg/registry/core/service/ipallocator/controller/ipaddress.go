@@ -1,0 +1,108 @@
+package controller
+
+import (
+	"net"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/apis/core/v1/helper"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+	netutils "k8s.io/utils/net"
+)
+
+// managedBy is the value of the managed-by label on the IPAddresses of
+// Services. It is upstream's allocator's, so that IPAddresses written by
+// netfork and by upstream apiservers sharing the etcd are told apart by
+// nothing and neither repair loop flags the other's.
+const managedBy = upstreamipallocator.ControllerName
+
+// newIPAddress is the IPAddress of svc's ClusterIP ip, made the way the
+// ClusterIP allocators make it: named by the canonical address, labelled with
+// its family and manager, and pointing at svc.
+func newIPAddress(ip net.IP, svc *corev1.Service) *networkingv1.IPAddress {
+	return &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   ip.String(),
+			Labels: wantLabels(ip),
+		},
+		Spec: networkingv1.IPAddressSpec{
+			ParentRef: &networkingv1.ParentReference{
+				Group:     "",
+				Resource:  "services",
+				Namespace: svc.Namespace,
+				Name:      svc.Name,
+			},
+		},
+	}
+}
+
+// wantLabels are the labels the allocators put on the IPAddress of ip.
+func wantLabels(ip net.IP) map[string]string {
+	return map[string]string{
+		networkingv1.LabelIPAddressFamily: string(ipFamilyOf(ip)),
+		networkingv1.LabelManagedBy:       managedBy,
+	}
+}
+
+// labelsMatch reports whether a carries the labels the allocators put on the IPAddress of ip.
+func labelsMatch(a *networkingv1.IPAddress, ip net.IP) bool {
+	for k, v := range wantLabels(ip) {
+		if a.Labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// managedByAllocator reports whether a was made by a ClusterIP allocator,
+// netfork's or upstream's.
+func managedByAllocator(a *networkingv1.IPAddress) bool {
+	return a.Labels[networkingv1.LabelManagedBy] == managedBy
+}
+
+// managedByOther reports whether a names a manager other than the ClusterIP
+// allocators. Such an IPAddress is never changed or deleted by the repair loop:
+// it is another controller's reservation of the address.
+func managedByOther(a *networkingv1.IPAddress) bool {
+	m := a.Labels[networkingv1.LabelManagedBy]
+	return m != "" && m != managedBy
+}
+
+// serviceRef is the Service a's parentRef names, or false if it names no Service.
+func serviceRef(a *networkingv1.IPAddress) (namespace, name string, ok bool) {
+	ref := a.Spec.ParentRef
+	if ref == nil || ref.Group != "" || ref.Resource != "services" {
+		return "", "", false
+	}
+	return ref.Namespace, ref.Name, true
+}
+
+// holdsIP reports whether svc has ip among its ClusterIPs, comparing addresses,
+// not strings, so a ClusterIP stored in a non-canonical form still matches.
+func holdsIP(svc *corev1.Service, ip net.IP) bool {
+	if !helper.IsServiceIPSet(svc) {
+		return false
+	}
+	for _, s := range svc.Spec.ClusterIPs {
+		if ip.Equal(netutils.ParseIPSloppy(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterIPNames are the IPAddress names of svc's ClusterIPs: their canonical
+// forms, leaving out what does not parse.
+func clusterIPNames(svc *corev1.Service) []string {
+	if !helper.IsServiceIPSet(svc) {
+		return nil
+	}
+	names := make([]string, 0, len(svc.Spec.ClusterIPs))
+	for _, s := range svc.Spec.ClusterIPs {
+		if ip := netutils.ParseIPSloppy(s); ip != nil {
+			names = append(names, ip.String())
+		}
+	}
+	return names
+}

@@ -1,0 +1,193 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/component-base/featuregate"
+
+	"github.com/netfork/netfork/pkg/features"
+	"github.com/netfork/netfork/test/integration/framework"
+)
+
+// allocatorGates sets the two KEP-1880 gates.
+func allocatorGates(multiCIDR, disableDualWrite bool) framework.Option {
+	return framework.WithFeatureGates(map[featuregate.Feature]bool{
+		features.MultiCIDRServiceAllocator: multiCIDR,
+		features.DisableAllocatorDualWrite: disableDualWrite,
+	})
+}
+
+// TestAllocatorGateCombinations creates a Service in each combination of
+// MultiCIDRServiceAllocator and DisableAllocatorDualWrite and checks where its
+// ClusterIP was recorded: an IPAddress exactly when the multi-CIDR allocator
+// runs, a bit in the legacy bitmap exactly when the bitmap is in use or dual-written.
+func TestAllocatorGateCombinations(t *testing.T) {
+	ctx := context.Background()
+	etcd := etcdClient(t)
+	tests := []struct {
+		multiCIDR, disableDualWrite bool
+		wantIPAddress, wantBit      bool
+	}{
+		{multiCIDR: true, disableDualWrite: true, wantIPAddress: true},
+		{multiCIDR: true, disableDualWrite: false, wantIPAddress: true, wantBit: true},
+		{multiCIDR: false, disableDualWrite: true, wantBit: true},
+		{multiCIDR: false, disableDualWrite: false, wantBit: true},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("MultiCIDRServiceAllocator=%t,DisableAllocatorDualWrite=%t", tc.multiCIDR, tc.disableDualWrite), func(t *testing.T) {
+			prefix := framework.NewEtcdPrefix(t)
+			s := framework.StartAPIServer(t, allocatorGates(tc.multiCIDR, tc.disableDualWrite), framework.WithEtcdPrefix(prefix),
+				framework.WithFlags("--service-cluster-ip-range=10.100.0.0/24"))
+			defer s.Stop()
+			svc := createService(ctx, t, s.Client, clusterIPService("web"))
+			ip := svc.Spec.ClusterIP
+
+			_, err := s.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+			if gotIPAddress := err == nil; gotIPAddress != tc.wantIPAddress {
+				t.Errorf("IPAddress %s exists: %t, want %t (get: %v)", ip, gotIPAddress, tc.wantIPAddress, err)
+			}
+			resp, err := etcd.Get(ctx, prefix+"/ranges/serviceips")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotBit := len(resp.Kvs) == 1 && bitSet(t, readRangeAllocation(ctx, t, etcd, prefix+"/ranges/serviceips"), ip)
+			if gotBit != tc.wantBit {
+				t.Errorf("bit of %s in the legacy bitmap: %t, want %t", ip, gotBit, tc.wantBit)
+			}
+		})
+	}
+}
+
+// TestIPv6Slash64ServiceCIDR allocates from a /64, where upstream once handed
+// out addresses outside the range (#138374, #134193), dynamically and at the
+// range's far end statically.
+func TestIPv6Slash64ServiceCIDR(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)),
+		framework.WithFlags("--service-cluster-ip-range=fd00:64::/64"))
+	cidr := mustPrefix(t, "fd00:64::/64")
+	for i := range 100 {
+		svc := createService(ctx, t, s.Client, clusterIPService(fmt.Sprintf("v6-%d", i)))
+		if ip := mustAddr(t, svc.Spec.ClusterIP); !cidr.Contains(ip) || ip == cidr.Addr() {
+			t.Fatalf("Service v6-%d got %s, not a host of %s", i, ip, cidr)
+		}
+		waitIPAddress(ctx, t, s.Client, svc.Spec.ClusterIP, svc)
+	}
+	last := clusterIPService("v6-last")
+	last.Spec.ClusterIP = "fd00:64::ffff:ffff:ffff:ffff"
+	got := createService(ctx, t, s.Client, last)
+	waitIPAddress(ctx, t, s.Client, got.Spec.ClusterIP, got)
+}
+
+// TestNewServiceCIDRUsedWhenFirstIsFull fills the default ServiceCIDR, adds a
+// second one and expects new Services to get addresses from it (#131866).
+func TestNewServiceCIDRUsedWhenFirstIsFull(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)),
+		framework.WithFlags("--service-cluster-ip-range=10.101.0.0/29"))
+	// 6 usable addresses, one of them the kubernetes Service's.
+	for i := range 5 {
+		createService(ctx, t, s.Client, clusterIPService(fmt.Sprintf("fill-%d", i)))
+	}
+	_, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, clusterIPService("overflow"), metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "range is full") {
+		t.Fatalf("creating a Service in a full range = %v, want a range-is-full error", err)
+	}
+
+	extra := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.102.0.0/28"}}}
+	if _, err := s.Client.NetworkingV1().ServiceCIDRs().Create(ctx, extra, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var svc *corev1.Service
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		svc, err = s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, clusterIPService("overflow"), metav1.CreateOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("no Service could be created after adding ServiceCIDR %s", extra.Spec.CIDRs[0])
+	}
+	if !mustPrefix(t, "10.102.0.0/28").Contains(mustAddr(t, svc.Spec.ClusterIP)) {
+		t.Errorf("Service got %s, want an address of the new ServiceCIDR 10.102.0.0/28", svc.Spec.ClusterIP)
+	}
+	waitIPAddress(ctx, t, s.Client, svc.Spec.ClusterIP, svc)
+}
+
+// TestRePOSTExistingServiceLeavesNoIPAddress re-creates an existing Service:
+// the request fails with AlreadyExists and no IPAddress is created, not even
+// for a moment (#132321).
+func TestRePOSTExistingServiceLeavesNoIPAddress(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)))
+	createService(ctx, t, s.Client, clusterIPService("web"))
+
+	w, err := s.Client.NetworkingV1().IPAddresses().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	drainUntilQuiet(w)
+
+	for range 3 {
+		_, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, clusterIPService("web"), metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("re-POST = %v, want AlreadyExists", err)
+		}
+	}
+	select {
+	case ev := <-w.ResultChan():
+		ipa, _ := ev.Object.(*networkingv1.IPAddress)
+		t.Errorf("re-POSTing an existing Service caused IPAddress event %s for %v", ev.Type, ipa.GetName())
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// drainUntilQuiet consumes a watch's initial events.
+func drainUntilQuiet(w watch.Interface) {
+	for {
+		select {
+		case <-w.ResultChan():
+		case <-time.After(500 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// TestSkewBitmapAndDualWrite runs a netfork apiserver with the multi-CIDR
+// allocator off (bitmap only, as before KEP-1880) beside one with it on and
+// dual-writing, on one etcd, creates 1000 Services split across them
+// concurrently, and checks no ClusterIP or NodePort went to two Services and
+// that the bitmap holds every ClusterIP, so the bitmap-only apiserver never
+// hands out one the other gave.
+func TestSkewBitmapAndDualWrite(t *testing.T) {
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	flags := framework.WithFlags("--service-cluster-ip-range=10.103.0.0/20", "--service-node-port-range=30000-32767")
+	servers := []*framework.APIServer{
+		framework.StartNetforkProcess(t, allocatorGates(false, true), flags, framework.WithEtcdPrefix(prefix)),
+		framework.StartAPIServer(t, allocatorGates(true, false), flags, framework.WithEtcdPrefix(prefix)),
+	}
+	const total = 1000
+	createConcurrently(ctx, t, servers, total)
+	assertUniqueAllocations(ctx, t, servers[1], total)
+
+	list, err := servers[1].Client.CoreV1().Services(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bitmap := readRangeAllocation(ctx, t, etcdClient(t), prefix+"/ranges/serviceips")
+	for _, svc := range list.Items {
+		if !bitSet(t, bitmap, svc.Spec.ClusterIP) {
+			t.Errorf("ClusterIP %s of %s is missing from the legacy bitmap", svc.Spec.ClusterIP, svc.Name)
+		}
+	}
+}
