@@ -135,9 +135,6 @@ func TestRunLeadingHandsOver(t *testing.T) {
 
 func TestRunLeadingStandsAgainAfterLosingTheLease(t *testing.T) {
 	client := fake.NewClientset()
-	a := stand(t, client, fastElection("apiserver-a"))
-	waitFor(t, "a leading", a.leading.Load)
-
 	// The fake clientset has no optimistic concurrency: refuse, as the
 	// apiserver would, a write over a valid Lease another holder renewed.
 	client.PrependReactor("update", "leases", func(action clienttesting.Action) (bool, runtime.Object, error) {
@@ -153,6 +150,9 @@ func TestRunLeadingStandsAgainAfterLosingTheLease(t *testing.T) {
 		}
 		return false, nil, nil
 	})
+
+	a := stand(t, client, fastElection("apiserver-a"))
+	waitFor(t, "a leading", a.leading.Load)
 
 	// another holder takes the Lease over and never renews it
 	lease, err := client.CoordinationV1().Leases(LeaseNamespace).Get(context.Background(), LeaseName, metav1.GetOptions{})
