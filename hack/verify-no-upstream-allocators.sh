@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # verify-no-upstream-allocators.sh fails when netfork's own non-test Go code constructs one of
-# upstream's bitmap allocators (ipallocator/portallocator New, NewInMemory, NewFromSnapshot;
-# allocator.NewAllocationMap*; anything from allocator/storage), which netfork replaces with
-# its own in pkg/registry/core/service. Upstream's types, errors and NewMetaAllocator may
-# still be used. With file arguments it checks only those files.
+# upstream's allocators (ipallocator New, NewInMemory, NewFromSnapshot, NewMetaAllocator,
+# NewIPAllocator; portallocator New, NewInMemory, NewFromSnapshot; allocator.NewAllocationMap*;
+# anything from allocator/storage), which netfork replaces with its own in
+# pkg/registry/core/service. Upstream's types and errors may still be used. Tests may construct
+# upstream's to compare with. With file arguments it checks only those files.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 upstream="k8s.io/kubernetes/pkg/registry/core/service"
 # banned maps an upstream import path to the regexp of its constructors netfork must not call;
 # "*" bans the import itself.
 declare -A banned=(
-  ["${upstream}/ipallocator"]='New|NewInMemory|NewFromSnapshot'
+  ["${upstream}/ipallocator"]='New|NewInMemory|NewFromSnapshot|NewMetaAllocator|NewIPAllocator'
   ["${upstream}/portallocator"]='New|NewInMemory|NewFromSnapshot'
   ["${upstream}/allocator"]='NewAllocationMap|NewAllocationMapWithOffset|NewContiguousAllocationMap'
   ["${upstream}/allocator/storage"]='*'
@@ -62,4 +63,4 @@ if [[ ${found} -ne 0 ]]; then
   netfork::log "netfork code constructs upstream allocators (see above)"
   exit 1
 fi
-netfork::log "OK: ${#files[@]} Go files construct no upstream bitmap allocator"
+netfork::log "OK: ${#files[@]} Go files construct no upstream allocator"

@@ -86,9 +86,9 @@ type CIDRAllocator struct {
 	handlers []handlerRegistration
 	// hasSynced latches once every handler has seen its informer's initial list.
 	hasSynced atomic.Bool
-	stopCh   chan struct{}
-	stopOnce sync.Once
-	wake     chan struct{}
+	stopCh    chan struct{}
+	stopOnce  sync.Once
+	wake      chan struct{}
 
 	mu  sync.Mutex
 	idx *cidrIndex

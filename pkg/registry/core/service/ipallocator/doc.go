@@ -12,10 +12,22 @@
 //     AllocateNext does not walk the band), maps addresses to offsets without
 //     big.Int (no allocation; no int64 wrap-around, upstream #138374), and
 //     sizes the KEP-3070 band from the usable addresses (upstream #115316).
+//   - CIDRAllocator, the KEP-1880 allocator over ServiceCIDR and IPAddress
+//     objects, in place of upstream's MetaAllocator and per-CIDR Allocator
+//     (cidrallocator.go, ipallocator.go). Upstream's lists every IPAddress
+//     twice per allocation for its metrics, walks a range to find a free
+//     address and reads upstream's locked gates. Netfork's keeps an index of
+//     the ServiceCIDR prefixes and of the used addresses, fed by informers and
+//     by its own writes (cidrindex.go): allocation, release and the counts cost
+//     a map lookup per distinct prefix length, overlapping prefixes are merged,
+//     a terminating ServiceCIDR is never allocated from, a /64 is probed, not
+//     walked, and the KEP-3070 band applies inside each prefix. It dual-writes
+//     the legacy bitmap (a Range) when DisableAllocatorDualWrite is off.
+//     Upstream's Service storage gives the Service (for the IPAddress's
+//     parentRef) only to upstream's concrete MetaAllocator, so AllocateNext and
+//     Allocate reserve an address and Commit, called by netfork's wrapper
+//     around the Service store (pkg/registry/core/rest), creates the IPAddress.
 //   - The seam (NewAllocators) through which netfork's core storage gets its
 //     ClusterIP allocators, so the allocator behind it (bitmap, IPAddress,
 //     dual-write) can change without touching the Service storage.
-//
-// Upstream's MetaAllocator (IPAddress objects) is still used for
-// MultiCIDRServiceAllocator until netfork's own replaces it.
 package ipallocator
