@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/netfork/netfork/pkg/controlplane/controller/internal/servicecidrtest"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
 )
 
 // waitTimeout bounds every wait for the controller to act on a fake client.

@@ -12,15 +12,19 @@ import (
 	"k8s.io/client-go/tools/events"
 )
 
-// Timeout bounds every wait for a controller to act on a fake clientset.
-const Timeout = 10 * time.Second
+const (
+	// Timeout bounds every wait for a controller to act.
+	Timeout = 30 * time.Second
+	// interval is how often a wait looks, gentle enough for a real apiserver.
+	interval = 50 * time.Millisecond
+)
 
 // Eventually waits until the named ServiceCIDR exists and cond holds, and
 // returns it; what says what was awaited when it fails.
 func Eventually(t *testing.T, client kubernetes.Interface, name, what string, cond func(*networkingv1.ServiceCIDR) bool) *networkingv1.ServiceCIDR {
 	t.Helper()
 	var last *networkingv1.ServiceCIDR
-	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, Timeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), interval, Timeout, true, func(ctx context.Context) (bool, error) {
 		c, err := client.NetworkingV1().ServiceCIDRs().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
