@@ -50,8 +50,11 @@ const (
 	// cacheSyncLogInterval spaces the log lines while the informers do not sync.
 	cacheSyncLogInterval = 10 * time.Second
 
-	// clusterIPIndex indexes the Services by the canonical form of their ClusterIPs.
-	clusterIPIndex = "netfork.io/clusterip"
+	// clusterIPIndex indexes the Services by the canonical form of their
+	// ClusterIPs, the IPAddress names. The allocator's index of the shared
+	// informer (netfork.io/clusterip) holds the ClusterIPs as written, which
+	// a Service stored by an older apiserver may hold in another form.
+	clusterIPIndex = "netfork.io/repair-clusterip"
 )
 
 // orphanGracePeriod overrides DefaultOrphanGracePeriod when set; see SetOrphanGracePeriodForTest.

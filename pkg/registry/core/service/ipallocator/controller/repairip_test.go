@@ -17,8 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	testingclock "k8s.io/utils/clock/testing"
+	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 )
@@ -576,6 +581,34 @@ func TestRepairIPAddressRunUntil(t *testing.T) {
 		got = slices.Compact(got)
 		return slices.Equal(got, want)
 	})
+}
+
+// TestRepairIPAddressServiceIndex checks the loop gets its own index of
+// canonical ClusterIPs beside an index the allocator put on the shared
+// informer, and finds a Service whose ClusterIP is stored in another form.
+func TestRepairIPAddressServiceIndex(t *testing.T) {
+	client := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	services := factory.Core().V1().Services().Informer()
+	if err := services.AddIndexers(cache.Indexers{"netfork.io/clusterip": func(any) ([]string, error) { return nil, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory}, testingclock.NewFakeClock(testNow))
+	t.Cleanup(r.queue.ShutDown)
+	if !r.indexed {
+		t.Fatal("the loop has no Service index beside the allocator's")
+	}
+	if err := services.GetIndexer().Add(newService("a", "10.0.0.10", "fd00:0::0a")); err != nil {
+		t.Fatal(err)
+	}
+	for _, ip := range []string{"10.0.0.10", "fd00::a"} {
+		if got := r.serviceHolding(netutils.ParseIPSloppy(ip)); got != "default/a" {
+			t.Errorf("serviceHolding(%s) = %q, want default/a", ip, got)
+		}
+	}
+	if got := r.serviceHolding(netutils.ParseIPSloppy("10.0.0.11")); got != "" {
+		t.Errorf("serviceHolding(10.0.0.11) = %q, want none", got)
+	}
 }
 
 func TestSetOrphanGracePeriodForTest(t *testing.T) {
