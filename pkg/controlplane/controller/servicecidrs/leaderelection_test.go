@@ -18,9 +18,10 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// fastElection makes terms short enough for a unit test.
+// fastElection makes terms short enough for a unit test, with a renew
+// deadline a loaded machine still meets.
 func fastElection(identity string) *LeaderElection {
-	return &LeaderElection{Identity: identity, LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond}
+	return &LeaderElection{Identity: identity, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond}
 }
 
 // candidate runs RunLeading in the background and counts its terms.
@@ -144,7 +145,8 @@ func TestRunLeadingStandsAgainAfterLosingTheLease(t *testing.T) {
 		}
 		current, update := stored.(*coordinationv1.Lease), action.(clienttesting.UpdateAction).GetObject().(*coordinationv1.Lease)
 		holder := ptr.Deref(current.Spec.HolderIdentity, "")
-		valid := current.Spec.RenewTime != nil && time.Since(current.Spec.RenewTime.Time) < time.Second
+		valid := current.Spec.RenewTime != nil && current.Spec.LeaseDurationSeconds != nil &&
+			time.Since(current.Spec.RenewTime.Time) < time.Duration(*current.Spec.LeaseDurationSeconds)*time.Second
 		if holder != ptr.Deref(update.Spec.HolderIdentity, "") && valid {
 			return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), LeaseName, fmt.Errorf("held by %s", holder))
 		}
@@ -154,14 +156,15 @@ func TestRunLeadingStandsAgainAfterLosingTheLease(t *testing.T) {
 	a := stand(t, client, fastElection("apiserver-a"))
 	waitFor(t, "a leading", a.leading.Load)
 
-	// another holder takes the Lease over and never renews it
+	// another holder takes the Lease over for 3 s (long enough for a loaded
+	// machine to see it valid) and never renews it
 	lease, err := client.CoordinationV1().Leases(LeaseNamespace).Get(context.Background(), LeaseName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lease.Spec = coordinationv1.LeaseSpec{
 		HolderIdentity:       ptr.To("intruder"),
-		LeaseDurationSeconds: ptr.To[int32](1),
+		LeaseDurationSeconds: ptr.To[int32](3),
 		AcquireTime:          &metav1.MicroTime{Time: time.Now()},
 		RenewTime:            &metav1.MicroTime{Time: time.Now()},
 	}
