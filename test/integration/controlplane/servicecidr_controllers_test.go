@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
+	"github.com/netfork/netfork/pkg/controlplane"
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
@@ -40,6 +41,16 @@ func TestDefaultServiceCIDRRecreatedWhenDeleted(t *testing.T) {
 
 	t.Run("no deletion controller: recreated at once", func(t *testing.T) {
 		s := framework.StartAPIServer(t, deletionControllerOff)
+		// ready means the default ServiceCIDR exists: no waiting
+		if _, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, defaultServiceCIDRName, metav1.GetOptions{}); err != nil {
+			t.Fatalf("the apiserver is ready without the default ServiceCIDR: %v", err)
+		}
+		checks := readyzChecks(ctx, t, s.Client)
+		if !slices.Contains(checks, "poststarthook/"+controlplane.DefaultServiceCIDRHookName) ||
+			slices.Contains(checks, "poststarthook/"+controlplane.ServiceCIDRControllerHookName) {
+			t.Errorf("/readyz checks %v: want upstream's %s and, with the deletion controller off, not %s",
+				checks, controlplane.DefaultServiceCIDRHookName, controlplane.ServiceCIDRControllerHookName)
+		}
 		before := servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "ready", isReady)
 		deleteServiceCIDR(ctx, t, s.Client, defaultServiceCIDRName)
 		after := servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "recreated and ready", func(c *networkingv1.ServiceCIDR) bool {
@@ -124,6 +135,9 @@ func TestServiceCIDRDeletion(t *testing.T) {
 	s := framework.StartAPIServer(t, withDeletionGracePeriod(testGracePeriod))
 
 	t.Run("elected on the Lease", func(t *testing.T) {
+		if checks := readyzChecks(ctx, t, s.Client); !slices.Contains(checks, "poststarthook/"+controlplane.ServiceCIDRControllerHookName) {
+			t.Errorf("/readyz checks %v lack %s", checks, controlplane.ServiceCIDRControllerHookName)
+		}
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
 			lease, err := s.Client.CoordinationV1().Leases(servicecidrs.LeaseNamespace).Get(ctx, servicecidrs.LeaseName, metav1.GetOptions{})
 			return err == nil && lease.Spec.HolderIdentity != nil && strings.HasPrefix(*lease.Spec.HolderIdentity, "apiserver-"), nil
@@ -394,4 +408,20 @@ func serviceCIDRVersions(ctx context.Context, t *testing.T, client kubernetes.In
 		out[c.Name] = fmt.Sprintf("%s@%s", c.UID, c.ResourceVersion)
 	}
 	return out
+}
+
+// readyzChecks are the names of the checks /readyz?verbose lists.
+func readyzChecks(ctx context.Context, t *testing.T, client kubernetes.Interface) []string {
+	t.Helper()
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("GET /readyz?verbose: %v", err)
+	}
+	var checks []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if name, ok := strings.CutPrefix(line, "[+]"); ok {
+			checks = append(checks, strings.TrimSuffix(name, " ok"))
+		}
+	}
+	return checks
 }
