@@ -191,3 +191,39 @@ func TestSkewBitmapAndDualWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestHandMadeIPAddress checks that an IPAddress made by hand can never give a
+// ClusterIP to two Services: a name that is not a canonical IP is rejected,
+// one for a Service's address already exists, and a Service cannot take the
+// address of a hand-made one.
+func TestHandMadeIPAddress(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)))
+	handMade := func(name string) *networkingv1.IPAddress {
+		return &networkingv1.IPAddress{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "ghost"}},
+		}
+	}
+	for _, name := range []string{"10.96.05.5", "fd00:10:96:0::5", "10.96.5.5/32", "not-an-ip"} {
+		_, err := s.Client.NetworkingV1().IPAddresses().Create(ctx, handMade(name), metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) {
+			t.Errorf("creating IPAddress %q = %v, want Invalid", name, err)
+		}
+	}
+
+	svc := createService(ctx, t, s.Client, clusterIPService("web"))
+	if _, err := s.Client.NetworkingV1().IPAddresses().Create(ctx, handMade(svc.Spec.ClusterIP), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+		t.Errorf("creating an IPAddress for Service web's %s = %v, want AlreadyExists", svc.Spec.ClusterIP, err)
+	}
+
+	if _, err := s.Client.NetworkingV1().IPAddresses().Create(ctx, handMade("10.96.5.5"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	taker := clusterIPService("taker")
+	taker.Spec.ClusterIP = "10.96.5.5"
+	_, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, taker, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "already allocated") {
+		t.Errorf("creating a Service with a hand-made IPAddress's address = %v, want Invalid: already allocated", err)
+	}
+}

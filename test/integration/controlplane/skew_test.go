@@ -3,24 +3,46 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/test/integration/framework"
 )
 
+// skewRepairInterval is netfork's repair interval in the skew test; upstream's
+// is fixed at 3 minutes, though its IPAddress repair also acts on every event.
+const skewRepairInterval = 5 * time.Second
+
 // TestSkewWithUpstream runs a netfork and an upstream v1.37.1 kube-apiserver on
-// one etcd: each sees the Services the other created, accepts updates to them,
-// and neither's repair loop flags or removes the other's IPAddresses.
+// one etcd: Services created concurrently through both get distinct ClusterIPs
+// with IPAddresses, each apiserver sees the Services the other created and
+// accepts updates to them, and for three of netfork's repair intervals
+// neither's repair loop flags or removes the other's IPAddresses.
 func TestSkewWithUpstream(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
-	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
+	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix),
+		framework.WithConfig(func(c *app.Config) { c.KubeAPIs.RepairServicesInterval = skewRepairInterval }))
 	upstream := framework.StartUpstreamAPIServer(t, framework.WithEtcdPrefix(prefix))
+
+	const concurrent = 200
+	createConcurrently(ctx, t, []*framework.APIServer{netfork, upstream}, concurrent)
+	assertUniqueAllocations(ctx, t, netfork, concurrent)
+	all, err := netfork.Client.CoreV1().Services(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range all.Items {
+		waitIPAddress(ctx, t, netfork.Client, all.Items[i].Spec.ClusterIP, &all.Items[i])
+	}
 
 	servers := map[string]*framework.APIServer{"netfork": netfork, "upstream": upstream}
 	for name, s := range servers {
@@ -44,16 +66,26 @@ func TestSkewWithUpstream(t *testing.T) {
 	}
 
 	// Each apiserver's repair loop made its first pass over the shared cluster at
-	// start-up (upstream's after netfork's Service existed); give the informer-driven
-	// IPAddress repair time to react, then check nothing was flagged or collected.
-	time.Sleep(5 * time.Second)
+	// start-up; let netfork's run three more and upstream's informer-driven
+	// IPAddress repair react to every create, then check nothing was flagged or collected.
+	time.Sleep(3 * skewRepairInterval)
+	untouched := assertIPAddressesUntouched(ctx, t, upstream, all.Items)
 	events, err := netfork.Client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatalf("listing events: %v", err)
 	}
 	for _, e := range events.Items {
-		if e.Type == "Warning" {
-			t.Errorf("warning event %s on %s/%s: %s", e.Reason, e.Regarding.Kind, e.Regarding.Name, e.Note)
+		switch {
+		case e.Type != "Warning":
+		case e.Reason == "ClusterIPNotAllocated" && untouched[e.Regarding.Name]:
+			// Upstream's repair loop checks a new Service against its IPAddress
+			// cache, which can lag its Service cache: it reports, its create
+			// fails with AlreadyExists, and it changes nothing. netfork's loop
+			// reports only after creating the IPAddress, which would be newer
+			// than the Service.
+			t.Logf("upstream's repair loop reported a false %s for %s (its IPAddress predates the Service and was not changed): %s", e.Reason, e.Regarding.Name, e.Note)
+		default:
+			t.Errorf("warning event %s on %s/%s from %s/%s: %s", e.Reason, e.Regarding.Kind, e.Regarding.Name, e.ReportingController, e.ReportingInstance, e.Note)
 		}
 	}
 	for creator := range servers {
@@ -70,4 +102,44 @@ func TestSkewWithUpstream(t *testing.T) {
 			t.Errorf("IPAddress %s of Service %s is gone: %v", svc.Spec.ClusterIP, name, err)
 		}
 	}
+}
+
+// assertIPAddressesUntouched checks that each Service's IPAddress exists, was
+// written before the Service (its resourceVersion, an etcd revision, is lower
+// than that of the Service as first listed) and has not been written since,
+// so no repair loop deleted, recreated or changed it. It returns the names of
+// the Services that hold.
+func assertIPAddressesUntouched(ctx context.Context, t *testing.T, s *framework.APIServer, services []corev1.Service) map[string]bool {
+	t.Helper()
+	list, err := s.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]networkingv1.IPAddress{}
+	for _, ipa := range list.Items {
+		byName[ipa.Name] = ipa
+	}
+	untouched := map[string]bool{}
+	for _, svc := range services {
+		ipa, ok := byName[svc.Spec.ClusterIP]
+		switch {
+		case !ok:
+			t.Errorf("IPAddress %s of Service %s was removed", svc.Spec.ClusterIP, svc.Name)
+		case revision(t, ipa.ResourceVersion) >= revision(t, svc.ResourceVersion):
+			t.Errorf("IPAddress %s of Service %s was written after the Service (resourceVersion %s, Service's %s): a repair loop recreated or changed it",
+				ipa.Name, svc.Name, ipa.ResourceVersion, svc.ResourceVersion)
+		default:
+			untouched[svc.Name] = true
+		}
+	}
+	return untouched
+}
+
+func revision(t *testing.T, rv string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		t.Fatalf("resourceVersion %q is not an etcd revision: %v", rv, err)
+	}
+	return n
 }

@@ -49,6 +49,11 @@ type CIDRConfig struct {
 	// Bitmap is the legacy bitmap to dual-write, nil when DisableAllocatorDualWrite is on.
 	Bitmap *Range
 
+	// CommitVisibleTimeout bounds Commit's wait for the informer to report the
+	// IPAddresses it created: 0 is 2 s, negative does not wait (benchmarks of
+	// the allocator alone, whose client writes nothing).
+	CommitVisibleTimeout time.Duration
+
 	// Clock and Rand default to the real ones.
 	Clock clock.WithTicker
 	Rand  rand.Source
@@ -75,13 +80,15 @@ type reservation struct {
 // the Service storage then calls Commit, which creates the IPAddress with the
 // Service as parent, or Release.
 type CIDRAllocator struct {
-	family   api.IPFamily
-	flagCIDR net.IPNet
-	client   networkingv1client.NetworkingV1Interface
-	cidrs    networkingv1listers.ServiceCIDRLister
-	services cache.SharedIndexInformer
-	bitmap   *Range
-	clock    clock.WithTicker
+	family         api.IPFamily
+	flagCIDR       net.IPNet
+	client         networkingv1client.NetworkingV1Interface
+	cidrs          networkingv1listers.ServiceCIDRLister
+	ipAddresses    networkingv1listers.IPAddressLister
+	visibleTimeout time.Duration
+	services       cache.SharedIndexInformer
+	bitmap         *Range
+	clock          clock.WithTicker
 
 	handlers []handlerRegistration
 	// hasSynced latches once every handler has seen its informer's initial list.
@@ -109,7 +116,22 @@ type CIDRAllocator struct {
 type createdObject struct {
 	uid types.UID
 	at  time.Time
+	// seen is closed when the entry goes: the informer reported the object, or it was forgotten.
+	seen chan struct{}
 }
+
+// forgetCreatedLocked drops the created entry of k, if any, and wakes its waiter.
+func (a *CIDRAllocator) forgetCreatedLocked(k addrKey) {
+	if c, ok := a.created[k]; ok {
+		delete(a.created, k)
+		if c.seen != nil {
+			close(c.seen)
+		}
+	}
+}
+
+// defaultCommitVisibleTimeout bounds how long Commit waits for the informer to see a new IPAddress.
+const defaultCommitVisibleTimeout = 2 * time.Second
 
 type handlerRegistration struct {
 	informer     cache.SharedInformer
@@ -129,26 +151,31 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 	if c.Rand == nil {
 		c.Rand = rand.NewPCG(rand.Uint64(), rand.Uint64())
 	}
+	if c.CommitVisibleTimeout == 0 {
+		c.CommitVisibleTimeout = defaultCommitVisibleTimeout
+	}
 	family := api.IPv4Protocol
 	if prefix.Addr().Is6() {
 		family = api.IPv6Protocol
 	}
 	a := &CIDRAllocator{
-		family:    family,
-		flagCIDR:  c.FlagCIDR,
-		client:    c.Client,
-		cidrs:     c.ServiceCIDRs.Lister(),
-		services:  c.Services,
-		bitmap:    c.Bitmap,
-		clock:     c.Clock,
-		stopCh:    make(chan struct{}),
-		wake:      make(chan struct{}, 1),
-		idx:       newCIDRIndex(family == api.IPv6Protocol, c.Rand),
-		dirty:     true,
-		pending:   map[addrKey]reservation{},
-		created:   map[addrKey]createdObject{},
-		held:      map[addrKey]string{},
-		recorders: map[netip.Prefix]*metricsutil.Recorder{},
+		family:         family,
+		flagCIDR:       c.FlagCIDR,
+		client:         c.Client,
+		cidrs:          c.ServiceCIDRs.Lister(),
+		ipAddresses:    c.IPAddresses.Lister(),
+		visibleTimeout: c.CommitVisibleTimeout,
+		services:       c.Services,
+		bitmap:         c.Bitmap,
+		clock:          c.Clock,
+		stopCh:         make(chan struct{}),
+		wake:           make(chan struct{}, 1),
+		idx:            newCIDRIndex(family == api.IPv6Protocol, c.Rand),
+		dirty:          true,
+		pending:        map[addrKey]reservation{},
+		created:        map[addrKey]createdObject{},
+		held:           map[addrKey]string{},
+		recorders:      map[netip.Prefix]*metricsutil.Recorder{},
 	}
 	if err := addServiceIndexer(c.Services); err != nil {
 		klog.Background().V(2).Info("Services have no ClusterIP index; deleted IPAddresses are checked against their parent only", "err", err)
@@ -536,7 +563,7 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	}
 	a.mu.Lock()
 	// The delete event of the object is now stale whatever happens next to the address.
-	delete(a.created, k)
+	a.forgetCreatedLocked(k)
 	if a.idx.remove(addr) {
 		a.countLocked(addr)
 	}
@@ -560,7 +587,7 @@ func (a *CIDRAllocator) sweep() {
 	}
 	for k, c := range a.created {
 		if now.Sub(c.at) > reservationTTL {
-			delete(a.created, k)
+			a.forgetCreatedLocked(k)
 		}
 	}
 	a.mu.Unlock()
