@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verify-no-upstream-allocators.sh fails when netfork's own non-test Go code constructs one of
 # upstream's allocators (ipallocator New, NewInMemory, NewFromSnapshot, NewMetaAllocator,
-# NewIPAllocator; portallocator New, NewInMemory, NewFromSnapshot; allocator.NewAllocationMap*;
+# NewIPAllocator; their controllers' repair loops; portallocator New, NewInMemory, NewFromSnapshot; allocator.NewAllocationMap*;
 # anything from allocator/storage), which netfork replaces with its own in
 # pkg/registry/core/service. Upstream's types and errors may still be used. Tests may construct
 # upstream's to compare with. With file arguments it checks only those files.
@@ -13,6 +13,8 @@ upstream="k8s.io/kubernetes/pkg/registry/core/service"
 declare -A banned=(
   ["${upstream}/ipallocator"]='New|NewInMemory|NewFromSnapshot|NewMetaAllocator|NewIPAllocator'
   ["${upstream}/portallocator"]='New|NewInMemory|NewFromSnapshot'
+  ["${upstream}/ipallocator/controller"]='NewRepair|NewRepairIPAddress'
+  ["${upstream}/portallocator/controller"]='NewRepair'
   ["${upstream}/allocator"]='NewAllocationMap|NewAllocationMapWithOffset|NewContiguousAllocationMap'
   ["${upstream}/allocator/storage"]='*'
 )

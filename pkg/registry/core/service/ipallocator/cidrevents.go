@@ -28,8 +28,9 @@ func addServiceIndexer(informer cache.SharedIndexInformer) error {
 		}
 		var ips []string
 		for _, ip := range svc.Spec.ClusterIPs {
-			if ip != "" && ip != corev1.ClusterIPNone {
-				ips = append(ips, ip)
+			// Keyed canonically, as IPAddress names are: a legacy Service may hold another form.
+			if addr, err := netip.ParseAddr(ip); err == nil {
+				ips = append(ips, addr.String())
 			}
 		}
 		return ips, nil
@@ -113,15 +114,19 @@ func (a *CIDRAllocator) serviceChanged(oldObj, newObj any) {
 	if !ok {
 		return
 	}
-	var keep []string
+	var keep []netip.Addr
 	if svc, ok := newObj.(*corev1.Service); ok {
-		keep = svc.Spec.ClusterIPs
+		for _, ip := range svc.Spec.ClusterIPs {
+			if addr, ok := a.parseFamilyAddr(ip); ok {
+				keep = append(keep, addr)
+			}
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ip := range old.Spec.ClusterIPs {
 		addr, ok := a.parseFamilyAddr(ip)
-		if !ok || slices.Contains(keep, ip) {
+		if !ok || slices.Contains(keep, addr) {
 			continue
 		}
 		k := keyOf(addr)
@@ -157,7 +162,10 @@ func (a *CIDRAllocator) serviceUsing(addr netip.Addr, parent *networkingv1.Paren
 	if err != nil || !exists {
 		return ""
 	}
-	if svc, ok := obj.(*corev1.Service); ok && slices.Contains(svc.Spec.ClusterIPs, addr.String()) {
+	if svc, ok := obj.(*corev1.Service); ok && slices.ContainsFunc(svc.Spec.ClusterIPs, func(ip string) bool {
+		other, err := netip.ParseAddr(ip)
+		return err == nil && other == addr
+	}) {
 		return key
 	}
 	return ""
