@@ -16,7 +16,6 @@ import (
 	eventsrest "k8s.io/kubernetes/pkg/registry/events/rest"
 	flowcontrolrest "k8s.io/kubernetes/pkg/registry/flowcontrol/rest"
 	lifecyclerest "k8s.io/kubernetes/pkg/registry/lifecycle/rest"
-	networkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	noderest "k8s.io/kubernetes/pkg/registry/node/rest"
 	policyrest "k8s.io/kubernetes/pkg/registry/policy/rest"
 	rbacrest "k8s.io/kubernetes/pkg/registry/rbac/rest"
@@ -26,6 +25,7 @@ import (
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 
 	corerest "github.com/netfork/netfork/pkg/registry/core/rest"
+	networkingrest "github.com/netfork/netfork/pkg/registry/networking/rest"
 )
 
 // StorageProviders returns the REST storage of every API group: netfork's core
@@ -50,6 +50,7 @@ func (c CompletedConfig) StorageProviders(client kubernetes.Interface) ([]contro
 		coordinationrest.RESTStorageProvider{},
 		discoveryrest.StorageProvider{},
 		lifecyclerest.RESTStorageProvider{},
+		// netfork's: upstream's plus ServiceCIDR validation its allocator needs
 		networkingrest.RESTStorageProvider{},
 		noderest.RESTStorageProvider{},
 		policyrest.RESTStorageProvider{},

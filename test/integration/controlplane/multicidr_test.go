@@ -227,3 +227,28 @@ func TestHandMadeIPAddress(t *testing.T) {
 		t.Errorf("creating a Service with a hand-made IPAddress's address = %v, want Invalid: already allocated", err)
 	}
 }
+
+// TestServiceCIDRTooLargeToIndex checks the ServiceCIDRs netfork refuses beyond
+// upstream's validation: a /0 of either family and IPv6 shorter than /64.
+func TestServiceCIDRTooLargeToIndex(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)))
+	before, err := s.Client.NetworkingV1().ServiceCIDRs().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cidrs := range [][]string{{"0.0.0.0/0"}, {"::/0"}, {"fd00:48::/48"}, {"10.200.0.0/16", "fd00:48::/48"}} {
+		sc := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "too-large"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: cidrs}}
+		_, err := s.Client.NetworkingV1().ServiceCIDRs().Create(ctx, sc, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.cidrs") {
+			t.Errorf("creating ServiceCIDR %v = %v, want Invalid naming spec.cidrs", cidrs, err)
+		}
+	}
+	after, err := s.Client.NetworkingV1().ServiceCIDRs().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Items) != len(before.Items) {
+		t.Errorf("%d ServiceCIDRs after the refused creates, want %d", len(after.Items), len(before.Items))
+	}
+}

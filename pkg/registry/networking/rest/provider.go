@@ -1,0 +1,99 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/kubernetes/pkg/apis/networking"
+	upstreamnetworkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
+	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr/storage"
+)
+
+// minIPv6PrefixBits is the shortest IPv6 ServiceCIDR the allocator indexes, as upstream's allocator.
+const minIPv6PrefixBits = 64
+
+// RESTStorageProvider is upstream's networking provider with netfork's ServiceCIDR validation.
+type RESTStorageProvider struct {
+	upstreamnetworkingrest.RESTStorageProvider
+}
+
+// NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
+func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
+	info, err := p.RESTStorageProvider.NewRESTStorage(apiResourceConfigSource, restOptionsGetter)
+	if err != nil {
+		return info, err
+	}
+	for version, resources := range info.VersionedResourcesStorageMap {
+		storage, ok := resources["servicecidrs"]
+		if !ok {
+			continue
+		}
+		cidrs, ok := storage.(*servicecidrstore.REST)
+		if !ok {
+			return info, fmt.Errorf("networking %s servicecidrs storage is %T, not upstream's servicecidr REST: netfork cannot add its validation", version, storage)
+		}
+		wrapStrategies(cidrs.Store)
+	}
+	return info, nil
+}
+
+// wrapStrategies adds netfork's checks to a ServiceCIDR store's create and update validation.
+func wrapStrategies(store *genericregistry.Store) {
+	store.CreateStrategy = createStrategy{store.CreateStrategy}
+	store.UpdateStrategy = updateStrategy{store.UpdateStrategy}
+}
+
+type createStrategy struct{ rest.RESTCreateStrategy }
+
+func (s createStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	errs := s.RESTCreateStrategy.Validate(ctx, obj)
+	if cidr, ok := obj.(*networking.ServiceCIDR); ok && len(errs) == 0 {
+		errs = append(errs, validateIndexable(cidr, nil)...)
+	}
+	return errs
+}
+
+type updateStrategy struct{ rest.RESTUpdateStrategy }
+
+func (s updateStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.RESTUpdateStrategy.ValidateUpdate(ctx, obj, old)
+	cidr, ok := obj.(*networking.ServiceCIDR)
+	oldCIDR, oldOK := old.(*networking.ServiceCIDR)
+	if ok && oldOK && len(errs) == 0 {
+		errs = append(errs, validateIndexable(cidr, oldCIDR.Spec.CIDRs)...)
+	}
+	return errs
+}
+
+// validateIndexable refuses the CIDRs of sc, except those in keep (already
+// stored, e.g. by an upstream apiserver), that cover a whole address family
+// or, for IPv6, more than a /64.
+func validateIndexable(sc *networking.ServiceCIDR, keep []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, s := range sc.Spec.CIDRs {
+		if slices.Contains(keep, s) {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			continue // upstream's validation reports it
+		}
+		path := field.NewPath("spec", "cidrs").Index(i)
+		switch {
+		case p.Bits() == 0:
+			errs = append(errs, field.Invalid(path, s, "must not be a /0: a ServiceCIDR covering the whole address family would hand out any address as a ClusterIP"))
+		case p.Addr().Is6() && p.Bits() < minIPv6PrefixBits:
+			errs = append(errs, field.Invalid(path, s, fmt.Sprintf("IPv6 prefix must be /%d or longer: the ClusterIP allocator does not index larger ranges", minIPv6PrefixBits)))
+		}
+	}
+	return errs
+}
