@@ -23,7 +23,7 @@ type forwarder struct {
 	wg       sync.WaitGroup
 }
 
-// forward starts relaying connections from l to target, dialled with dial.
+// forward starts relaying connections from l to target, dialed with dial.
 func forward(l net.Listener, dial dialFunc, target string) *forwarder {
 	f := &forwarder{listener: l, dial: dial, target: target}
 	f.wg.Add(1)

@@ -51,7 +51,7 @@ func (c CompletedConfig) StorageProviders(client kubernetes.Interface) ([]contro
 		discoveryrest.StorageProvider{},
 		lifecyclerest.RESTStorageProvider{},
 		// netfork's: upstream's plus ServiceCIDR validation its allocator needs
-		networkingrest.RESTStorageProvider{},
+		networkingrest.StorageProvider{},
 		noderest.RESTStorageProvider{},
 		policyrest.RESTStorageProvider{},
 		rbacrest.RESTStorageProvider{Authorizer: authz},

@@ -357,7 +357,7 @@ func TestNewLeaseReconcilerRejects(t *testing.T) {
 		modify func(*Config)
 		want   string
 	}{
-		{"no address", func(c *Config) {}, "want one advertise address"},
+		{"no address", func(*Config) {}, "want one advertise address"},
 		{"three addresses", func(c *Config) { c.AdvertiseAddresses = []net.IP{ip(ipA), ip(ip6A), ip(ipB)} }, "want one advertise address"},
 		{"one family twice", func(c *Config) { c.AdvertiseAddresses = []net.IP{ip(ipA), ip(ipB)} }, "are of one family"},
 		{"dual addresses, single ranges", func(c *Config) {

@@ -34,9 +34,11 @@ const (
 	controllerName = "kubernetes-service-controller"
 	portName       = "https"
 
-	// Event reasons, on the kubernetes Service.
-	ReasonDualStack    = "KubernetesServiceDualStack"
-	ReasonSingleStack  = "KubernetesServiceSingleStack"
+	// ReasonDualStack is the event reason, on the kubernetes Service, for a change to dual-stack.
+	ReasonDualStack = "KubernetesServiceDualStack"
+	// ReasonSingleStack is the event reason for a change back to single-stack.
+	ReasonSingleStack = "KubernetesServiceSingleStack"
+	// ReasonUpdateFailed is the Warning event reason for a Service update that failed.
 	ReasonUpdateFailed = "KubernetesServiceUpdateFailed"
 )
 

@@ -64,7 +64,7 @@ func (f *fakeReconciler) Reconcile(context.Context, []corev1.EndpointPort) (reco
 	return f.decision, nil
 }
 
-func (f *fakeReconciler) MarkTerminating(ctx context.Context, ports []corev1.EndpointPort) (reconcilers.Decision, error) {
+func (f *fakeReconciler) MarkTerminating(context.Context, []corev1.EndpointPort) (reconcilers.Decision, error) {
 	f.record("MarkTerminating")
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -13,10 +13,10 @@ import (
 )
 
 const (
-	// LeaseNamespace and LeaseName name the Lease netfork apiservers elect
-	// this controller's leader with.
+	// LeaseNamespace is the namespace of the Lease netfork apiservers elect this controller's leader with.
 	LeaseNamespace = metav1.NamespaceSystem
-	LeaseName      = "netfork-service-cidr-controller"
+	// LeaseName is that Lease's name.
+	LeaseName = "netfork-service-cidr-controller"
 )
 
 // LeaderElection says how apiservers elect the one that runs the controller.

@@ -56,7 +56,7 @@ func TestUncovered(t *testing.T) {
 			target: r("10.0.0.1", "10.0.0.254"),
 			covers: []addrRange{r("10.0.0.1", "10.0.0.254")},
 			want:   nil},
-		{name: "a larger range starting below leaves the network address's neighbour covered",
+		{name: "a larger range starting below leaves the network address's neighbor covered",
 			target: r("10.0.1.1", "10.0.1.254"),
 			covers: []addrRange{r("10.0.0.1", "10.0.1.254")},
 			want:   nil},

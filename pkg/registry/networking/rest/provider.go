@@ -21,13 +21,13 @@ import (
 // minIPv6PrefixBits is the shortest IPv6 ServiceCIDR the allocator indexes, as upstream's allocator.
 const minIPv6PrefixBits = 64
 
-// RESTStorageProvider is upstream's networking provider with netfork's ServiceCIDR validation.
-type RESTStorageProvider struct {
+// StorageProvider is upstream's networking provider with netfork's ServiceCIDR validation.
+type StorageProvider struct {
 	upstreamnetworkingrest.RESTStorageProvider
 }
 
 // NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
-func (p RESTStorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
+func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
 	info, err := p.RESTStorageProvider.NewRESTStorage(apiResourceConfigSource, restOptionsGetter)
 	if err != nil {
 		return info, err

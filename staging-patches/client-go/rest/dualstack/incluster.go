@@ -79,7 +79,7 @@ func (c inCluster) config(ctx context.Context) (*rest.Config, error) {
 		return nil, fmt.Errorf("in-cluster config: KUBERNETES_SERVICE_HOST=%s is IPv%s but the pod has IPv%s addresses only: %w", host, primary, secondary, err)
 	}
 	cfg.Host = "https://" + net.JoinHostPort(addr.String(), port)
-	cfg.TLSClientConfig.ServerName = serviceName
+	cfg.ServerName = serviceName
 	return cfg, nil
 }
 

@@ -134,7 +134,7 @@ func TestInClusterConfig(t *testing.T) {
 			want := baseConfig(tc.host, port)
 			if tc.wantHost != "" {
 				want.Host = tc.wantHost
-				want.TLSClientConfig.ServerName = serviceName
+				want.ServerName = serviceName
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("config() =\n%+v\nwant\n%+v", got, want)

@@ -8,7 +8,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	api "k8s.io/kubernetes/pkg/apis/core"
-	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 
 	"github.com/netfork/netfork/pkg/features"
 	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
@@ -47,8 +46,8 @@ func TestNewAllocators(t *testing.T) {
 		multiCIDR, noDualWrite bool
 		// seed is a range stored at a key before start-up.
 		seed map[string]string
-		// wantRange and wantMeta tell which allocator serves: netfork's Range or upstream's MetaAllocator.
-		wantRange, wantMeta bool
+		// wantRange and wantCIDR tell which allocator serves: netfork's Range or its CIDRAllocator.
+		wantRange, wantCIDR bool
 		// wantStored is what each key holds after start-up, "" for nothing.
 		wantStored map[string]string
 		wantErr    string
@@ -64,13 +63,13 @@ func TestNewAllocators(t *testing.T) {
 	}, {
 		name:       "dual-write: bitmaps created at start-up, each with its own range (#127588)",
 		multiCIDR:  true,
-		wantMeta:   true,
+		wantCIDR:   true,
 		wantStored: map[string]string{PrimaryBitmapKey: "10.96.0.0/24", SecondaryBitmapKey: "fd00::/120"},
 	}, {
 		name:        "no dual-write: no bitmaps",
 		multiCIDR:   true,
 		noDualWrite: true,
-		wantMeta:    true,
+		wantCIDR:    true,
 		wantStored:  map[string]string{PrimaryBitmapKey: "", SecondaryBitmapKey: ""},
 	}, {
 		name:    "bitmap mode, --service-cluster-ip-range changed",
@@ -105,9 +104,12 @@ func TestNewAllocators(t *testing.T) {
 
 			for family, alloc := range a.ByFamily {
 				_, isRange := alloc.(*Range)
-				_, isMeta := alloc.(*upstreamipallocator.MetaAllocator)
-				if isRange != tc.wantRange || isMeta != tc.wantMeta {
+				c, isCIDR := alloc.(*CIDRAllocator)
+				if isRange != tc.wantRange || isCIDR != tc.wantCIDR {
 					t.Errorf("%s allocator is %T", family, alloc)
+				}
+				if isCIDR && (c.bitmap == nil) != tc.noDualWrite {
+					t.Errorf("%s allocator dual-writes: %t, want %t", family, c.bitmap != nil, !tc.noDualWrite)
 				}
 			}
 			if tc.noDualWrite != (a.PrimaryBitmap == nil) || tc.noDualWrite != (a.SecondaryBitmap == nil) {

@@ -29,8 +29,8 @@ func serviceCIDR(name string, created int, cidrs ...string) *networkingv1.Servic
 	}
 }
 
-// ipAddressFor is an IPAddress as upstream's allocator writes it for Service ns/name.
-func ipAddressFor(addr, ns, name string) *networkingv1.IPAddress {
+// ipAddressFor is an IPAddress as upstream's allocator writes it for Service default/name.
+func ipAddressFor(addr, name string) *networkingv1.IPAddress {
 	family := "IPv4"
 	if netip.MustParseAddr(addr).Is6() {
 		family = "IPv6"
@@ -40,7 +40,7 @@ func ipAddressFor(addr, ns, name string) *networkingv1.IPAddress {
 			networkingv1.LabelIPAddressFamily: family,
 			networkingv1.LabelManagedBy:       upstreamipallocator.ControllerName,
 		}},
-		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: ns, Name: name}},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: name}},
 	}
 }
 
@@ -89,9 +89,9 @@ func newCIDRFixture(t testing.TB, flag string, objects []runtime.Object, opts ..
 	return &cidrFixture{alloc: alloc, client: client}
 }
 
-// service is a Service fixture with the ClusterIPs given.
-func service(ns, name string, ips ...string) *api.Service {
-	return &api.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: api.ServiceSpec{ClusterIPs: ips}}
+// service is a Service fixture in the default namespace with the ClusterIPs given.
+func service(name string, ips ...string) *api.Service {
+	return &api.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: api.ServiceSpec{ClusterIPs: ips}}
 }
 
 // serviceObject is a v1 Service fixture with the ClusterIPs given, as the informers see it.
@@ -106,7 +106,7 @@ func (f *cidrFixture) allocateNext(t testing.TB, name string) netip.Addr {
 	if err != nil {
 		t.Fatalf("AllocateNext for %s: %v", name, err)
 	}
-	if err := f.alloc.Commit(context.Background(), service("default", name, ip.String()), []string{ip.String()}); err != nil {
+	if err := f.alloc.Commit(context.Background(), service(name, ip.String()), []string{ip.String()}); err != nil {
 		t.Fatalf("Commit %s for %s: %v", ip, name, err)
 	}
 	return netip.MustParseAddr(ip.String())

@@ -428,13 +428,10 @@ func (a *CIDRAllocator) allocateFromIndex(bitmapFull bool) (net.IP, error) {
 				a.dropReservation(addr)
 				return nil, fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
 			}
-			a.mu.Lock()
-			a.setBitmapLocked(addr)
-			a.mu.Unlock()
+			a.reserved(addr, true)
+			return ip, nil
 		}
-		a.mu.Lock()
-		a.countLocked(addr)
-		a.mu.Unlock()
+		a.reserved(addr, false)
 		return ip, nil
 	}
 	return nil, ErrFull
@@ -478,14 +475,21 @@ func (a *CIDRAllocator) Allocate(ip net.IP) error {
 			a.dropReservation(addr)
 			return fmt.Errorf("dual-write of %s to the legacy bitmap: %w", addr, err)
 		}
-		a.mu.Lock()
-		a.setBitmapLocked(addr)
-		a.mu.Unlock()
 	}
-	a.mu.Lock()
-	a.countLocked(addr)
-	a.mu.Unlock()
+	a.reserved(addr, a.storable(addr))
 	return nil
+}
+
+// reserved records that addr's reservation is complete: its dual-write bit,
+// when bitmapSet, is the reservation's to clear, and the gauges count it.
+func (a *CIDRAllocator) reserved(addr netip.Addr, bitmapSet bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r, ok := a.pending[keyOf(addr)]; ok && bitmapSet {
+		r.bitmapSet = true
+		a.pending[keyOf(addr)] = r
+	}
+	a.countLocked(addr)
 }
 
 // check is ip's address and the ready prefix it can be allocated from, or
@@ -510,14 +514,6 @@ func (a *CIDRAllocator) check(ip net.IP) (netip.Addr, netip.Prefix, error) {
 		return netip.Addr{}, netip.Prefix{}, &ErrNotInRange{IP: ip, ValidRange: p.prefix.String()}
 	}
 	return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
-}
-
-// setBitmapLocked records that addr's reservation set its dual-write bit.
-func (a *CIDRAllocator) setBitmapLocked(addr netip.Addr) {
-	if r, ok := a.pending[keyOf(addr)]; ok {
-		r.bitmapSet = true
-		a.pending[keyOf(addr)] = r
-	}
 }
 
 // dropReservation frees a reserved address and its bitmap bit, if it set one.

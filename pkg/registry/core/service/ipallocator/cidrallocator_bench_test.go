@@ -56,7 +56,7 @@ func (s benchScenario) objects() []k8sruntime.Object {
 		objs = append(objs, serviceCIDR(fmt.Sprintf("extra-%d", i), i, cidr))
 	}
 	for _, ip := range ipsOf(s.first, s.used) {
-		objs = append(objs, ipAddressFor(ip, "default", "svc-"+ip))
+		objs = append(objs, ipAddressFor(ip, "svc-"+ip))
 	}
 	return objs
 }
@@ -102,7 +102,7 @@ func startInformers(b *testing.B, factory informers.SharedInformerFactory) {
 func BenchmarkAllocateNextRelease(b *testing.B) {
 	for _, s := range benchScenarios {
 		objs := s.objects()
-		svc := service("default", "bench")
+		svc := service("bench")
 		b.Run("netfork/"+s.String(), func(b *testing.B) {
 			alloc := newBenchAllocator(b, s, objs)
 			ctx := context.Background()

@@ -25,7 +25,7 @@ func TestCIDRAllocatorCommitWritesUpstreamIPAddress(t *testing.T) {
 	if err != nil {
 		t.Fatalf("IPAddress %s not created: %v", addr, err)
 	}
-	want := ipAddressFor(addr.String(), "default", "web")
+	want := ipAddressFor(addr.String(), "web")
 	if got.Labels[networkingv1.LabelManagedBy] != upstreamipallocator.ControllerName ||
 		got.Labels[networkingv1.LabelIPAddressFamily] != "IPv4" ||
 		*got.Spec.ParentRef != *want.Spec.ParentRef {
@@ -92,7 +92,7 @@ func TestCIDRAllocatorSkipsTerminatingServiceCIDR(t *testing.T) {
 func TestCIDRAllocatorOverlappingScaleUp(t *testing.T) {
 	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{
 		serviceCIDR("kubernetes", 1, "10.0.0.0/24"),
-		ipAddressFor("10.0.0.200", "default", "existing"),
+		ipAddressFor("10.0.0.200", "existing"),
 	})
 	if err := f.alloc.Allocate(netIP("10.0.0.200")); !errors.Is(err, ErrAllocated) {
 		t.Fatalf("Allocate of an existing IPAddress = %v, want ErrAllocated", err)
@@ -143,7 +143,7 @@ func TestCIDRAllocatorCollisionKeepsOthersIPAddress(t *testing.T) {
 	}
 	// Another apiserver created it; this one's informer has not seen it yet.
 	f.failIPAddressCreates(apierrors.NewAlreadyExists(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, "10.0.0.20"))
-	err := f.alloc.Commit(context.Background(), service("default", "late", "10.0.0.20"), []string{"10.0.0.20"})
+	err := f.alloc.Commit(context.Background(), service("late", "10.0.0.20"), []string{"10.0.0.20"})
 	var collision *CollisionError
 	if !errors.As(err, &collision) || !collision.Static || collision.IP != "10.0.0.20" {
 		t.Fatalf("Commit = %v, want a static CollisionError for 10.0.0.20", err)
@@ -172,7 +172,7 @@ func TestCIDRAllocatorCommitErrorNamesTheCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.failIPAddressCreates(apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("webhook says no")))
-	err = f.alloc.Commit(context.Background(), service("default", "web", ip.String()), []string{ip.String()})
+	err = f.alloc.Commit(context.Background(), service("web", ip.String()), []string{ip.String()})
 	var collision *CollisionError
 	if err == nil || errors.As(err, &collision) || !strings.Contains(err.Error(), "webhook says no") || !strings.Contains(err.Error(), "default/web") {
 		t.Fatalf("Commit = %v, want an error naming the Service and the cause", err)
@@ -222,7 +222,7 @@ func TestCIDRAllocatorHoldsForceDeletedIPAddress(t *testing.T) {
 	f := newCIDRFixture(t, "10.0.0.0/26", []runtime.Object{
 		serviceCIDR("kubernetes", 1, "10.0.0.0/26"),
 		serviceObject("default", "web", "10.0.0.42"),
-		ipAddressFor("10.0.0.42", "default", "web"),
+		ipAddressFor("10.0.0.42", "web"),
 	})
 	if err := f.client.NetworkingV1().IPAddresses().Delete(context.Background(), "10.0.0.42", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestCIDRAllocatorDualWrite(t *testing.T) {
 		if err := f.alloc.Allocate(netIP(beyond)); err != nil {
 			t.Fatalf("Allocate(%s) = %v", beyond, err)
 		}
-		if err := f.alloc.Commit(context.Background(), service("default", "far", beyond), []string{beyond}); err != nil {
+		if err := f.alloc.Commit(context.Background(), service("far", beyond), []string{beyond}); err != nil {
 			t.Fatal(err)
 		}
 		if !f.ipAddressExists(beyond) || bitmap.Used() != 0 {
@@ -331,7 +331,7 @@ func TestCIDRAllocatorMetricsPerServiceCIDR(t *testing.T) {
 	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{
 		serviceCIDR("kubernetes", 1, "10.0.0.0/24"),
 		serviceCIDR("extra", 2, "10.5.0.0/28"),
-		ipAddressFor("10.5.0.3", "default", "a"),
+		ipAddressFor("10.5.0.3", "a"),
 	})
 	f.alloc.EnableMetrics()
 	waitFor(t, "gauges of both ServiceCIDRs", func() bool {

@@ -39,11 +39,7 @@ func addServiceIndexer(informer cache.SharedIndexInformer) error {
 
 // ipAddressAdded marks the address of a new or updated IPAddress as used.
 func (a *CIDRAllocator) ipAddressAdded(obj any) {
-	ipa, ok := obj.(*networkingv1.IPAddress)
-	if !ok {
-		return
-	}
-	addr, ok := a.parseFamilyAddr(ipa.Name)
+	ipa, addr, ok := a.ipAddressOf(obj)
 	if !ok {
 		return
 	}
@@ -59,6 +55,16 @@ func (a *CIDRAllocator) ipAddressAdded(obj any) {
 	}
 }
 
+// ipAddressOf is obj as an IPAddress and its address, when it is one of the allocator's family.
+func (a *CIDRAllocator) ipAddressOf(obj any) (*networkingv1.IPAddress, netip.Addr, bool) {
+	ipa, ok := obj.(*networkingv1.IPAddress)
+	if !ok {
+		return nil, netip.Addr{}, false
+	}
+	addr, ok := a.parseFamilyAddr(ipa.Name)
+	return ipa, addr, ok
+}
+
 // ipAddressDeleted frees the address of a deleted IPAddress, unless the event
 // is older than what this allocator did with the address since, or a Service
 // still has the address (KEP-1880: kept until its consumer is gone, so a
@@ -67,11 +73,7 @@ func (a *CIDRAllocator) ipAddressDeleted(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	ipa, ok := obj.(*networkingv1.IPAddress)
-	if !ok {
-		return
-	}
-	addr, ok := a.parseFamilyAddr(ipa.Name)
+	ipa, addr, ok := a.ipAddressOf(obj)
 	if !ok {
 		return
 	}

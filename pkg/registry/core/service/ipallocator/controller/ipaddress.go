@@ -18,7 +18,7 @@ import (
 const managedBy = upstreamipallocator.ControllerName
 
 // newIPAddress is the IPAddress of svc's ClusterIP ip, made the way the
-// ClusterIP allocators make it: named by the canonical address, labelled with
+// ClusterIP allocators make it: named by the canonical address, labeled with
 // its family and manager, and pointing at svc.
 func newIPAddress(ip net.IP, svc *corev1.Service) *networkingv1.IPAddress {
 	return &networkingv1.IPAddress{

@@ -119,7 +119,7 @@ func (r *RepairIPAddress) allocate(ctx context.Context, svc *corev1.Service, ip 
 }
 
 // checkIPAddress checks that a, the IPAddress of svc's ip, points at svc and
-// is labelled as the allocators label it.
+// is labeled as the allocators label it.
 func (r *RepairIPAddress) checkIPAddress(ctx context.Context, svc *corev1.Service, ip net.IP, a *networkingv1.IPAddress) error {
 	namespace, name, isService := serviceRef(a)
 	switch {
@@ -186,9 +186,9 @@ func (r *RepairIPAddress) fixLabels(ctx context.Context, a *networkingv1.IPAddre
 		fixed.Labels[k] = v
 	}
 	if _, err := r.client.NetworkingV1().IPAddresses().Update(ctx, fixed, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("labelling IPAddress %s: %w", a.Name, err)
+		return fmt.Errorf("labeling IPAddress %s: %w", a.Name, err)
 	}
-	klog.FromContext(ctx).Info("Labelled an IPAddress as the ClusterIP allocators do", "ipAddress", a.Name, "labels", a.Labels)
+	klog.FromContext(ctx).Info("Labeled an IPAddress as the ClusterIP allocators do", "ipAddress", a.Name, "labels", a.Labels)
 	return nil
 }
 
