@@ -21,6 +21,7 @@ import (
 func TestBitmapBadRequests(t *testing.T) {
 	ctx := context.Background()
 	s := framework.StartAPIServer(t, bitmapMode(), bitmapFlags())
+	waitKubernetesService(ctx, t, s.Client)
 	taken := nodePortService("taken")
 	taken.Spec.ClusterIP = "10.96.0.50"
 	taken.Spec.Ports[0].NodePort = 30050

@@ -76,3 +76,17 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 	}
 	return a
 }
+
+// waitKubernetesService waits for the kubernetes Service, which the apiserver
+// creates after it reports ready, so tests that count a range's addresses
+// start with its ClusterIP taken.
+func waitKubernetesService(ctx context.Context, t *testing.T, client kubernetes.Interface) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		svc, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && svc.Spec.ClusterIP != "", nil
+	})
+	if err != nil {
+		t.Fatalf("the kubernetes Service was not created: %v", err)
+	}
+}

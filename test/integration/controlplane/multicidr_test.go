@@ -96,6 +96,7 @@ func TestNewServiceCIDRUsedWhenFirstIsFull(t *testing.T) {
 	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(framework.NewEtcdPrefix(t)),
 		framework.WithFlags("--service-cluster-ip-range=10.101.0.0/29"))
 	// 6 usable addresses, one of them the kubernetes Service's.
+	waitKubernetesService(ctx, t, s.Client)
 	for i := range 5 {
 		createService(ctx, t, s.Client, clusterIPService(fmt.Sprintf("fill-%d", i)))
 	}
