@@ -253,3 +253,54 @@ func TestServiceCIDRTooLargeToIndex(t *testing.T) {
 		t.Errorf("%d ServiceCIDRs after the refused creates, want %d", len(after.Items), len(before.Items))
 	}
 }
+
+// TestMigrateDefaultServiceCIDR follows KEP-1880's procedure to move a cluster
+// to a new Service range: add a ServiceCIDR for the new range, restart the
+// apiserver with it in --service-cluster-ip-range, delete the old default
+// ServiceCIDR and the kubernetes Service; the apiserver recreates both from the
+// new flags, and the kubernetes Service gets the new range's first address.
+func TestMigrateDefaultServiceCIDR(t *testing.T) {
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withDeletionGracePeriod(testGracePeriod),
+		framework.WithFlags("--service-cluster-ip-range=10.110.0.0/24"))
+	waitKubernetesService(ctx, t, old.Client)
+	newRange := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "new-range"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.168.110.0/24"}}}
+	if _, err := old.Client.NetworkingV1().ServiceCIDRs().Create(ctx, newRange, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old.Stop()
+
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withDeletionGracePeriod(testGracePeriod),
+		framework.WithFlags("--service-cluster-ip-range=192.168.110.0/24"))
+	if err := s.Client.NetworkingV1().ServiceCIDRs().Delete(ctx, defaultServiceCIDRName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, "kubernetes", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*pollTimeout, true, func(ctx context.Context) (bool, error) {
+		sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, defaultServiceCIDRName, metav1.GetOptions{})
+		if err != nil || sc.DeletionTimestamp != nil || len(sc.Spec.CIDRs) != 1 || sc.Spec.CIDRs[0] != "192.168.110.0/24" {
+			return false, nil
+		}
+		svc, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && svc.Spec.ClusterIP == "192.168.110.1", nil
+	})
+	if err != nil {
+		var cidrs, ips []string
+		if sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, defaultServiceCIDRName, metav1.GetOptions{}); err == nil {
+			cidrs = sc.Spec.CIDRs
+		}
+		if svc, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{}); err == nil {
+			ips = svc.Spec.ClusterIPs
+		}
+		t.Fatalf("after the migration the ServiceCIDR kubernetes has %v and the Service kubernetes %v; want [192.168.110.0/24] and [192.168.110.1]", cidrs, ips)
+	}
+	svc, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIPAddress(ctx, t, s.Client, svc.Spec.ClusterIP, svc)
+}
