@@ -47,6 +47,7 @@ func TestSkewWithUpstream(t *testing.T) {
 	servers := map[string]*framework.APIServer{"netfork": netfork, "upstream": upstream}
 	for name, s := range servers {
 		created := createService(ctx, t, s.Client, clusterIPService("from-"+name))
+		all.Items = append(all.Items, *created)
 		waitIPAddress(ctx, t, s.Client, created.Spec.ClusterIP, created)
 	}
 
