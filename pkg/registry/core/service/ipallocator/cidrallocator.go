@@ -1,6 +1,7 @@
 package ipallocator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	networkingv1informers "k8s.io/client-go/informers/networking/v1"
@@ -416,7 +419,7 @@ func (a *CIDRAllocator) allocateFromIndex(bitmapFull bool) (net.IP, error) {
 		a.mu.Unlock()
 
 		ip := net.IP(addr.AsSlice())
-		if a.bitmap != nil && a.storable(addr) {
+		if a.storable(addr) {
 			switch err := a.bitmap.Allocate(ip); {
 			case errors.Is(err, ErrAllocated):
 				a.mu.Lock()
@@ -553,8 +556,9 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 		return nil
 	}
 
-	err := a.client.IPAddresses().Delete(contextForRelease(), addr.String(), deleteOptions())
-	if err != nil && !isNotFound(err) {
+	// upstream's Interface gives Release no context
+	err := a.client.IPAddresses().Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
 	}
 	a.mu.Lock()

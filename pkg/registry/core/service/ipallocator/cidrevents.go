@@ -1,14 +1,11 @@
 package ipallocator
 
 import (
-	"context"
 	"net/netip"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -177,11 +174,3 @@ func (a *CIDRAllocator) serviceUsing(addr netip.Addr, parent *networkingv1.Paren
 func (a *CIDRAllocator) serviceHas(addr netip.Addr) bool {
 	return a.serviceUsing(addr, nil) != ""
 }
-
-// contextForRelease is the context of the IPAddress delete a Release makes:
-// upstream's Interface gives Release none.
-func contextForRelease() context.Context { return context.TODO() }
-
-func deleteOptions() metav1.DeleteOptions { return metav1.DeleteOptions{} }
-
-func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
