@@ -64,6 +64,14 @@ func TestDefaultServiceCIDRRecreatedWhenDeleted(t *testing.T) {
 	t.Run("deletion controller: blocked by the kubernetes Service, recreated once covered", func(t *testing.T) {
 		s := framework.StartAPIServer(t, withDeletionGracePeriod(testGracePeriod))
 		before := servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "protected and ready", protectedAndReady)
+		// Only the kubernetes Service's IPAddress blocks the deletion, and the
+		// apiserver creates that Service after it reports ready.
+		waitKubernetesService(ctx, t, s.Client)
+		kubernetes, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitIPAddress(ctx, t, s.Client, "10.96.0.1", kubernetes)
 		deleteServiceCIDR(ctx, t, s.Client, defaultServiceCIDRName)
 		blocked := servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "Ready=False Terminating", isTerminating)
 		if msg := readyCondition(blocked).Message; !strings.Contains(msg, "IPAddress 10.96.0.1 ") {
