@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/pflag"
+	"github.com/netfork/netfork/internal/cmdutil"
 )
 
 func main() {
@@ -21,15 +20,8 @@ func main() {
 // for a result.
 func benchMain(args []string, stdout, stderr io.Writer) int {
 	o := newOptions()
-	fs := pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage+fs.FlagUsages()) }
-	if err := o.parse(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "bench-services: error: %v\n", err)
-		return 1
+	if code, ok := cmdutil.ParseFlags("bench-services", usage, args, stderr, o.parse); !ok {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

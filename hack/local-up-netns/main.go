@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
+
+	"github.com/netfork/netfork/internal/cmdutil"
 )
 
 const usage = `local-up-netns runs one netfork kube-apiserver per network namespace, dual-stack, on one
@@ -28,15 +28,8 @@ func main() {
 // SIGINT or SIGTERM, 1 on bad flags or when a component fails.
 func netnsMain(args []string, stdout, stderr io.Writer) int {
 	o := newOptions()
-	fs := pflag.NewFlagSet("local-up-netns", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage+fs.FlagUsages()) }
-	if err := o.parse(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "local-up-netns: error: %v\n", err)
-		return 1
+	if code, ok := cmdutil.ParseFlags("local-up-netns", usage, args, stderr, o.parse); !ok {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,7 +2,6 @@ package localup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/netfork/netfork/internal/cmdutil"
 )
 
 // usage is printed above the flags by --help.
@@ -28,15 +27,8 @@ Flags:
 func Main(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	o := NewOptions()
-	fs := pflag.NewFlagSet("local-up", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage+fs.FlagUsages()) }
-	if err := o.Parse(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "local-up: error: %v\n", err)
-		return 1
+	if code, ok := cmdutil.ParseFlags("local-up", usage, args, stderr, o.Parse); !ok {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,38 @@
+package cmdutil
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantCode   int
+		wantOK     bool
+		wantStderr string
+	}{
+		{args: []string{"--n=3"}, wantOK: true},
+		{args: []string{"--help"}, wantCode: 0, wantStderr: "usage: cmd\n      --n int"},
+		{args: []string{"--n=x"}, wantCode: 1, wantStderr: `cmd: error: invalid argument "x" for "--n" flag`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			var n int
+			code, ok := ParseFlags("cmd", "usage: cmd\n", tc.args, &stderr, func(fs *pflag.FlagSet, args []string) error {
+				fs.IntVar(&n, "n", 0, "a number")
+				return fs.Parse(args)
+			})
+			if code != tc.wantCode || ok != tc.wantOK || !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("ParseFlags = %d, %t, stderr %q; want %d, %t, stderr containing %q", code, ok, stderr.String(), tc.wantCode, tc.wantOK, tc.wantStderr)
+			}
+			if tc.wantOK && n != 3 {
+				t.Errorf("n = %d, want 3", n)
+			}
+		})
+	}
+}
