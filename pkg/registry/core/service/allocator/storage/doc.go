@@ -21,4 +21,8 @@
 //     an uncontended allocation is one etcd round trip and no full decode.
 //   - A failed write leaves the map marked stale, so an allocation that was not
 //     stored is never written later by accident.
+//   - Changes that queue while a write is in flight are stored together by
+//     the next compare-and-swap (group commit), each caller getting its own
+//     change's result; upstream writes the whole object once per change,
+//     serialized, which caps NodePort allocation at one etcd round trip each.
 package storage

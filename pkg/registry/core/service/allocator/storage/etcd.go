@@ -23,10 +23,21 @@ import (
 // change is applied to the map and written back with a compare-and-swap on the
 // object's resourceVersion, retried on conflict after restoring the map from
 // the newer object, so allocators sharing the object never hand out one value twice.
+//
+// Changes that arrive while a write is in flight are written together by the
+// next one (group commit): one compare-and-swap of the whole object stores
+// them all, and each caller gets its own change's result. A Service create
+// and delete storm thus costs a few writes of the object per etcd round
+// trip, not one each, serialized.
 type Etcd struct {
-	// lock serializes changes, so the map and last move together.
-	lock  sync.Mutex
-	alloc Map
+	// lock serializes writes, so the map and last move together.
+	lock sync.Mutex
+	// queueLock guards queue, the changes waiting for the next write, and
+	// writing, set while a caller writes or is about to.
+	queueLock sync.Mutex
+	queue     []*change
+	writing   bool
+	alloc     Map
 	// last is the object as this Etcd last read or wrote it, nil when the map
 	// may differ from what is stored (after a failed write, or before Init).
 	last *api.RangeAllocation
@@ -81,10 +92,7 @@ func New(alloc Map, key string, config *storagebackend.ConfigForResource, opts .
 // Allocate reserves offset in etcd. Like upstream it returns false and no
 // error when offset is taken.
 func (e *Etcd) Allocate(offset int) (bool, error) {
-	e.lock.Lock()
-	defer e.lock.Unlock()
-
-	err := e.update(func() error {
+	err := e.apply(func() error {
 		ok, err := e.alloc.Allocate(offset)
 		if err != nil {
 			return err
@@ -103,11 +111,8 @@ func (e *Etcd) Allocate(offset int) (bool, error) {
 // AllocateNext reserves a free offset in etcd. Like upstream it returns
 // (0, false, nil) when the map is full.
 func (e *Etcd) AllocateNext() (int, bool, error) {
-	e.lock.Lock()
-	defer e.lock.Unlock()
-
 	var offset int
-	err := e.update(func() error {
+	err := e.apply(func() error {
 		var ok bool
 		var err error
 		offset, ok, err = e.alloc.AllocateNext()
@@ -130,10 +135,7 @@ func (e *Etcd) AllocateNext() (int, bool, error) {
 
 // Release frees offset in etcd.
 func (e *Etcd) Release(offset int) error {
-	e.lock.Lock()
-	defer e.lock.Unlock()
-
-	return e.update(func() error {
+	return e.apply(func() error {
 		return e.alloc.Release(offset)
 	})
 }
@@ -185,14 +187,91 @@ func (e *Etcd) Destroy() {
 	e.destroy()
 }
 
+// change is one caller's change to the map, waiting to be written.
+type change struct {
+	// fn changes the map, or returns an error and leaves it as it was.
+	fn func() error
+	// written is set once a write stored the change or failed; err is then
+	// fn's result in that write, or the write's error.
+	written bool
+	err     error
+	// wake tells the caller its change was written, or that it is to write next.
+	wake chan struct{}
+}
+
+// errNoChange aborts a write in which every change of the batch was refused.
+var errNoChange = errors.New("no change to write")
+
+// apply queues fn and returns once a write has stored it, or failed. One
+// caller at a time writes: it stores every change queued by then in one
+// compare-and-swap and hands the writing on to the oldest change queued
+// while it wrote, so a batch never waits behind callers whose changes are
+// already stored.
+func (e *Etcd) apply(fn func() error) error {
+	c := &change{fn: fn, wake: make(chan struct{}, 1)}
+	e.queueLock.Lock()
+	e.queue = append(e.queue, c)
+	lead := !e.writing
+	e.writing = true
+	e.queueLock.Unlock()
+	if !lead {
+		<-c.wake
+		if c.written {
+			return c.err
+		}
+	}
+
+	e.lock.Lock()
+	e.queueLock.Lock()
+	batch := e.queue
+	e.queue = nil
+	e.queueLock.Unlock()
+	e.write(batch)
+	e.lock.Unlock()
+
+	e.queueLock.Lock()
+	if len(e.queue) > 0 {
+		e.queue[0].wake <- struct{}{}
+	} else {
+		e.writing = false
+	}
+	e.queueLock.Unlock()
+	return c.err
+}
+
+// write stores batch in one compare-and-swap and hands each change its
+// result; the caller holds e.lock.
+func (e *Etcd) write(batch []*change) {
+	err := e.update(func() error {
+		changed := false
+		for _, c := range batch {
+			c.err = c.fn()
+			changed = changed || c.err == nil
+		}
+		if !changed {
+			return errNoChange
+		}
+		return nil
+	})
+	for _, c := range batch {
+		if err != nil && !errors.Is(err, errNoChange) {
+			c.err = err
+		}
+		c.written = true
+		c.wake <- struct{}{}
+	}
+}
+
 // update applies change to the map as of the stored object and writes the
-// result back, retrying on conflict; the caller holds e.lock.
+// result back, retrying on conflict; the caller holds e.lock. When change
+// fails, the map is as stored and nothing is written.
 func (e *Etcd) update(change func() error) error {
 	var cached runtime.Object
 	if e.last != nil {
 		cached = e.last.DeepCopy() // GuaranteedUpdate hands it to tryUpdate, which changes it
 	}
 	out := &api.RangeAllocation{}
+	var changeErr error
 	err := e.storage.GuaranteedUpdate(context.TODO(), e.key, out, true, nil,
 		apistorage.SimpleUpdate(func(input runtime.Object) (runtime.Object, error) {
 			existing := input.(*api.RangeAllocation)
@@ -208,8 +287,8 @@ func (e *Etcd) update(change func() error) error {
 			}
 			// The map now differs from every stored version until the write succeeds.
 			e.last = nil
-			if err := change(); err != nil {
-				return nil, err
+			if changeErr = change(); changeErr != nil {
+				return nil, changeErr
 			}
 			existing.Range, existing.Data = e.alloc.Snapshot()
 			return existing, nil
@@ -217,7 +296,7 @@ func (e *Etcd) update(change func() error) error {
 		cached,
 	)
 	if err != nil {
-		if errors.Is(err, errUnableToAllocate) {
+		if changeErr != nil && errors.Is(err, changeErr) {
 			// The map was restored from the stored object and not changed.
 			return err
 		}
