@@ -25,6 +25,7 @@ import (
 	svmrest "k8s.io/kubernetes/pkg/registry/storagemigration/rest"
 
 	corerest "github.com/netfork/netfork/pkg/registry/core/rest"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 	networkingrest "github.com/netfork/netfork/pkg/registry/networking/rest"
 )
 
@@ -32,7 +33,10 @@ import (
 // provider first, then upstream's providers unchanged. The order is upstream's,
 // because local discovery lists groups in this order.
 func (c CompletedConfig) StorageProviders(client kubernetes.Interface) ([]controlplaneapiserver.RESTStorageProvider, error) {
-	core, err := c.newCoreStorageProvider()
+	// ClusterIP IPAddresses are written in process through the networking
+	// group's IPAddress storage, with this apiserver's admission chain.
+	ipAddresses := ipaddresswriter.New(c.ControlPlane.Generic.AdmissionControl, client.NetworkingV1())
+	core, err := c.newCoreStorageProvider(ipAddresses)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +55,7 @@ func (c CompletedConfig) StorageProviders(client kubernetes.Interface) ([]contro
 		discoveryrest.StorageProvider{},
 		lifecyclerest.RESTStorageProvider{},
 		// netfork's: upstream's plus ServiceCIDR validation its allocator needs
-		networkingrest.StorageProvider{},
+		networkingrest.StorageProvider{IPAddressWriter: ipAddresses},
 		noderest.RESTStorageProvider{},
 		policyrest.RESTStorageProvider{},
 		rbacrest.RESTStorageProvider{Authorizer: authz},
@@ -69,7 +73,7 @@ func (c CompletedConfig) StorageProviders(client kubernetes.Interface) ([]contro
 
 // newCoreStorageProvider is the one place the core group's storage, and with it
 // the Service allocators, is built.
-func (c CompletedConfig) newCoreStorageProvider() (*corerest.Provider, error) {
+func (c CompletedConfig) newCoreStorageProvider(ipAddresses *ipaddresswriter.Writer) (*corerest.Provider, error) {
 	return corerest.New(corerest.Config{
 		GenericConfig: *c.ControlPlane.NewCoreGenericConfig(),
 		Proxy: corerest.ProxyConfig{
@@ -81,6 +85,7 @@ func (c CompletedConfig) newCoreStorageProvider() (*corerest.Provider, error) {
 			SecondaryClusterIPRange: c.SecondaryServiceIPRange,
 			NodePortRange:           c.ServiceNodePortRange,
 			RepairInterval:          c.RepairServicesInterval,
+			IPAddressWriter:         ipAddresses,
 		},
 		EndpointSliceGetter: c.ControlPlane.EndpointSliceGetter,
 		Authorizer:          c.ControlPlane.Generic.Authorization.Authorizer,

@@ -38,8 +38,8 @@ func createService(ctx context.Context, t *testing.T, client kubernetes.Interfac
 	return created
 }
 
-// waitIPAddress waits for the IPAddress of ip and checks it points at the Service.
-func waitIPAddress(ctx context.Context, t *testing.T, client kubernetes.Interface, ip string, svc *corev1.Service) {
+// waitIPAddress waits for the IPAddress of ip, checks it points at the Service and returns it.
+func waitIPAddress(ctx context.Context, t *testing.T, client kubernetes.Interface, ip string, svc *corev1.Service) *networkingv1.IPAddress {
 	t.Helper()
 	var got *networkingv1.IPAddress
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
@@ -57,6 +57,7 @@ func waitIPAddress(ctx context.Context, t *testing.T, client kubernetes.Interfac
 	if ref == nil || ref.Resource != "services" || ref.Namespace != svc.Namespace || ref.Name != svc.Name {
 		t.Fatalf("IPAddress %s has parentRef %+v, want services %s/%s", ip, ref, svc.Namespace, svc.Name)
 	}
+	return got
 }
 
 func mustPrefix(t *testing.T, s string) netip.Prefix {

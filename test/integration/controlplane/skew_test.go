@@ -3,7 +3,9 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,11 +47,13 @@ func TestSkewWithUpstream(t *testing.T) {
 	}
 
 	servers := map[string]*framework.APIServer{"netfork": netfork, "upstream": upstream}
+	made := map[string]*networkingv1.IPAddress{}
 	for name, s := range servers {
 		created := createService(ctx, t, s.Client, clusterIPService("from-"+name))
 		all.Items = append(all.Items, *created)
-		waitIPAddress(ctx, t, s.Client, created.Spec.ClusterIP, created)
+		made[name] = waitIPAddress(ctx, t, s.Client, created.Spec.ClusterIP, created)
 	}
+	assertSameIPAddressMetadata(t, made["netfork"], made["upstream"])
 
 	for reader, s := range servers {
 		for creator := range servers {
@@ -143,4 +147,43 @@ func revision(t *testing.T, rv string) int64 {
 		t.Fatalf("resourceVersion %q is not an etcd revision: %v", rv, err)
 	}
 	return n
+}
+
+// assertSameIPAddressMetadata checks that netfork, which writes IPAddresses in
+// process, stores what upstream's loopback request stores: the same labels,
+// parentRef (but for the Service's name) and managed fields (manager,
+// operation, version and field set).
+func assertSameIPAddressMetadata(t *testing.T, fromNetfork, fromUpstream *networkingv1.IPAddress) {
+	t.Helper()
+	if !reflect.DeepEqual(fromNetfork.Labels, fromUpstream.Labels) {
+		t.Errorf("IPAddress labels: netfork %v, upstream %v", fromNetfork.Labels, fromUpstream.Labels)
+	}
+	nf, up := *fromNetfork.Spec.ParentRef, *fromUpstream.Spec.ParentRef
+	nf.Name, up.Name = "", ""
+	if nf != up {
+		t.Errorf("IPAddress parentRef: netfork %+v, upstream %+v", *fromNetfork.Spec.ParentRef, *fromUpstream.Spec.ParentRef)
+	}
+	strip := func(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+		out := make([]metav1.ManagedFieldsEntry, len(entries))
+		for i, e := range entries {
+			e.Time = nil
+			out[i] = e
+		}
+		return out
+	}
+	if nf, up := strip(fromNetfork.ManagedFields), strip(fromUpstream.ManagedFields); !reflect.DeepEqual(nf, up) || len(nf) == 0 {
+		t.Errorf("IPAddress managedFields differ:\nnetfork:  %s\nupstream: %s", describeManagedFields(nf), describeManagedFields(up))
+	}
+}
+
+func describeManagedFields(entries []metav1.ManagedFieldsEntry) string {
+	var parts []string
+	for _, e := range entries {
+		fields := ""
+		if e.FieldsV1 != nil {
+			fields = string(e.FieldsV1.Raw)
+		}
+		parts = append(parts, fmt.Sprintf("{manager %q op %s %s %s %s}", e.Manager, e.Operation, e.APIVersion, e.FieldsType, fields))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

@@ -30,11 +30,12 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 	}
 
 	clusterIPs, err := ipallocator.NewAllocators(ipallocator.Config{
-		PrimaryRange:   c.Services.ClusterIPRange,
-		SecondaryRange: c.Services.SecondaryClusterIPRange,
-		StorageConfig:  serviceStorage.ForResource(api.Resource("serviceipallocations")),
-		Client:         client,
-		Informers:      c.Informers,
+		PrimaryRange:    c.Services.ClusterIPRange,
+		SecondaryRange:  c.Services.SecondaryClusterIPRange,
+		StorageConfig:   serviceStorage.ForResource(api.Resource("serviceipallocations")),
+		Client:          client,
+		IPAddressWriter: c.Services.IPAddressWriter,
+		Informers:       c.Informers,
 	})
 	if err != nil {
 		return nil, err

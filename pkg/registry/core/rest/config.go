@@ -10,6 +10,8 @@ import (
 	"k8s.io/apiserver/pkg/util/proxy"
 	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
 	upstreamcorerest "k8s.io/kubernetes/pkg/registry/core/rest"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 )
 
 // Config holds what the core group's storage is built from.
@@ -38,6 +40,10 @@ type ServicesConfig struct {
 	NodePortRange           utilnet.PortRange
 
 	RepairInterval time.Duration
+
+	// IPAddressWriter writes the IPAddresses of ClusterIPs; nil writes them
+	// through the loopback client.
+	IPAddressWriter ipallocator.IPAddressWriter
 	// RepairStartupTimeout bounds how long the start-up hook waits for the
 	// first repair passes before it fails the apiserver's start.
 	RepairStartupTimeout time.Duration

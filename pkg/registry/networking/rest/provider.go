@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/generic"
@@ -14,16 +15,22 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/kubernetes/pkg/apis/networking"
+	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress/storage"
 	upstreamnetworkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr/storage"
+
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 )
 
 // minIPv6PrefixBits is the shortest IPv6 ServiceCIDR the allocator indexes, as upstream's allocator.
 const minIPv6PrefixBits = 64
 
-// StorageProvider is upstream's networking provider with netfork's ServiceCIDR validation.
+// StorageProvider is upstream's networking provider with netfork's ServiceCIDR
+// validation; it binds IPAddressWriter, when set, to the v1 IPAddress storage.
 type StorageProvider struct {
 	upstreamnetworkingrest.RESTStorageProvider
+
+	IPAddressWriter *ipaddresswriter.Writer
 }
 
 // NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
@@ -43,7 +50,27 @@ func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.AP
 		}
 		wrapStrategies(cidrs.Store)
 	}
+	if p.IPAddressWriter != nil {
+		if err := p.bindIPAddressWriter(info); err != nil {
+			return info, err
+		}
+	}
 	return info, nil
+}
+
+// bindIPAddressWriter makes the writer write through the v1 IPAddress
+// storage. Without one (the resource disabled with --runtime-config) the
+// writer keeps the loopback client, which answers as upstream's would.
+func (p StorageProvider) bindIPAddressWriter(info genericapiserver.APIGroupInfo) error {
+	storage, ok := info.VersionedResourcesStorageMap[networkingv1.SchemeGroupVersion.Version]["ipaddresses"]
+	if !ok {
+		return nil
+	}
+	ipAddresses, ok := storage.(*ipaddressstore.REST)
+	if !ok {
+		return fmt.Errorf("networking v1 ipaddresses storage is %T, not upstream's ipaddress REST: netfork cannot write IPAddresses through it", storage)
+	}
+	return p.IPAddressWriter.Bind(ipAddresses.Store)
 }
 
 // wrapStrategies adds netfork's checks to a ServiceCIDR store's create and update validation.

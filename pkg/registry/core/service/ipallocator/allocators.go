@@ -88,7 +88,7 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 	}
 	alloc, err := NewCIDRAllocator(CIDRConfig{
 		FlagCIDR:     cidr,
-		Client:       c.Client.NetworkingV1(),
+		Writer:       c.ipAddressWriter(),
 		ServiceCIDRs: c.Informers.Networking().V1().ServiceCIDRs(),
 		IPAddresses:  c.Informers.Networking().V1().IPAddresses(),
 		Services:     c.Informers.Core().V1().Services().Informer(),
@@ -150,4 +150,12 @@ func bitmapFlag(key string) string {
 		return "the secondary range of --service-cluster-ip-range"
 	}
 	return "--service-cluster-ip-range"
+}
+
+// ipAddressWriter is c.IPAddressWriter, or c.Client's IPAddresses when none is set.
+func (c Config) ipAddressWriter() IPAddressWriter {
+	if c.IPAddressWriter != nil {
+		return c.IPAddressWriter
+	}
+	return c.Client.NetworkingV1().IPAddresses()
 }

@@ -61,7 +61,7 @@ func newCIDRFixture(t testing.TB, flag string, objects []runtime.Object, opts ..
 	factory := informers.NewSharedInformerFactory(client, 0)
 	c := CIDRConfig{
 		FlagCIDR:     *mustCIDR(t, flag),
-		Client:       client.NetworkingV1(),
+		Writer:       client.NetworkingV1().IPAddresses(),
 		ServiceCIDRs: factory.Networking().V1().ServiceCIDRs(),
 		IPAddresses:  factory.Networking().V1().IPAddresses(),
 		Services:     factory.Core().V1().Services().Informer(),

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	networkingv1informers "k8s.io/client-go/informers/networking/v1"
-	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -42,7 +41,8 @@ var _ upstreamipallocator.Interface = (*CIDRAllocator)(nil)
 type CIDRConfig struct {
 	// FlagCIDR is this family's --service-cluster-ip-range, which CIDR() reports.
 	FlagCIDR net.IPNet
-	Client   networkingv1client.NetworkingV1Interface
+	// Writer creates and deletes the IPAddresses.
+	Writer IPAddressWriter
 
 	ServiceCIDRs networkingv1informers.ServiceCIDRInformer
 	IPAddresses  networkingv1informers.IPAddressInformer
@@ -85,7 +85,7 @@ type reservation struct {
 type CIDRAllocator struct {
 	family         api.IPFamily
 	flagCIDR       net.IPNet
-	client         networkingv1client.NetworkingV1Interface
+	writer         IPAddressWriter
 	cidrs          networkingv1listers.ServiceCIDRLister
 	ipAddresses    networkingv1listers.IPAddressLister
 	visibleTimeout time.Duration
@@ -164,7 +164,7 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 	a := &CIDRAllocator{
 		family:         family,
 		flagCIDR:       c.FlagCIDR,
-		client:         c.Client,
+		writer:         c.Writer,
 		cidrs:          c.ServiceCIDRs.Lister(),
 		ipAddresses:    c.IPAddresses.Lister(),
 		visibleTimeout: c.CommitVisibleTimeout,
@@ -557,7 +557,7 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	}
 
 	// upstream's Interface gives Release no context
-	err := a.client.IPAddresses().Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
+	err := a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
 	}

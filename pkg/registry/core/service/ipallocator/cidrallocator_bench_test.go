@@ -175,7 +175,7 @@ func newBenchAllocator(b *testing.B, s benchScenario, objs []k8sruntime.Object) 
 	factory := informers.NewSharedInformerFactory(client, 0)
 	alloc, err := NewCIDRAllocator(CIDRConfig{
 		FlagCIDR:     *mustCIDR(b, s.first),
-		Client:       benchNetworking{client.NetworkingV1()},
+		Writer:       benchNetworking{client.NetworkingV1()}.IPAddresses(),
 		ServiceCIDRs: factory.Networking().V1().ServiceCIDRs(),
 		IPAddresses:  factory.Networking().V1().IPAddresses(),
 		Services:     factory.Core().V1().Services().Informer(),

@@ -88,7 +88,7 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 			ParentRef: &networkingv1.ParentReference{Group: "", Resource: "services", Namespace: namespace, Name: svc.Name},
 		},
 	}
-	created, err := a.client.IPAddresses().Create(ctx, obj, metav1.CreateOptions{})
+	created, err := a.writer.Create(ctx, obj, metav1.CreateOptions{})
 
 	a.mu.Lock()
 	defer a.mu.Unlock()

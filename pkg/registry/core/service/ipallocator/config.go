@@ -23,6 +23,8 @@ type Config struct {
 	// StorageConfig stores the legacy bitmaps (RangeAllocation objects).
 	StorageConfig *storagebackend.ConfigForResource
 
-	Client    kubernetes.Interface
-	Informers informers.SharedInformerFactory
+	Client kubernetes.Interface
+	// IPAddressWriter writes the IPAddresses; nil writes them with Client.
+	IPAddressWriter IPAddressWriter
+	Informers       informers.SharedInformerFactory
 }

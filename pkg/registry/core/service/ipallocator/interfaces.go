@@ -1,8 +1,20 @@
 package ipallocator
 
 import (
+	"context"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 )
+
+// IPAddressWriter creates and deletes the IPAddress objects the CIDRAllocator
+// commits and releases: in the apiserver netfork's in-process
+// ipaddresswriter.Writer, elsewhere a client's IPAddresses().
+type IPAddressWriter interface {
+	Create(ctx context.Context, obj *networkingv1.IPAddress, opts metav1.CreateOptions) (*networkingv1.IPAddress, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
 
 // Interface is upstream's ClusterIP allocator interface, which the Service
 // storage and upstream's MetaAllocator call; Range implements it.

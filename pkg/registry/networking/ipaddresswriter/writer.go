@@ -1,0 +1,209 @@
+// Package ipaddresswriter writes the IPAddresses netfork's ClusterIP
+// allocator creates and deletes through this apiserver's own IPAddress
+// storage, in process, instead of through the loopback client.
+//
+// Upstream's allocator sends each IPAddress create and delete back to its
+// own apiserver over the loopback connection: TLS, HTTP/2, authentication,
+// priority and fairness, authorization, routing and two encodings for every
+// ClusterIP, which costs about as much as the Service request itself. The
+// Writer keeps what makes the object and the request the same as upstream's:
+//
+//   - the identity: the loopback user (system:apiserver in system:masters),
+//     so admission sees the user upstream's loopback request carries;
+//   - mutating and validating admission of this apiserver's chain, so
+//     webhooks and ValidatingAdmissionPolicies on ipaddresses still apply
+//     (with the managed-fields guard the API handler adds);
+//   - managed fields, computed with the same field manager machinery as the
+//     API handler, for manager "kube-apiserver" (upstream's loopback user agent);
+//   - the storage itself: upstream's IPAddress strategy, validation, etcd key
+//     and encoding.
+//
+// What differs, and is documented in the README: the writes are not audited
+// as separate requests and are not counted in apiserver_request_* metrics.
+// Until Bind is called (or when the networking.k8s.io/v1 ipaddresses
+// resource is disabled), the Writer falls back to the loopback client.
+package ipaddresswriter
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/applyconfigurations"
+	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/networking"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install" // IPAddress conversions in legacyscheme
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// FieldManager is the manager name of the writes, the one upstream's loopback
+// client's user agent ("kube-apiserver/v1.37.1 ...") gives them.
+const FieldManager = "kube-apiserver"
+
+var (
+	ipAddressKind     = networkingv1.SchemeGroupVersion.WithKind("IPAddress")
+	ipAddressResource = networkingv1.SchemeGroupVersion.WithResource("ipaddresses")
+)
+
+// Writer creates and deletes IPAddresses; see the package documentation.
+type Writer struct {
+	admit    admission.Interface
+	loopback networkingv1client.IPAddressesGetter
+	user     user.Info
+	bound    atomic.Pointer[binding]
+}
+
+// binding is the storage the Writer writes through once bound.
+type binding struct {
+	store  *genericregistry.Store
+	fields *managedfields.FieldManager
+}
+
+// New returns a Writer that admits its writes with admit (the apiserver's
+// admission chain; nil admits everything) and, until Bind, writes through loopback.
+func New(admit admission.Interface, loopback networkingv1client.IPAddressesGetter) *Writer {
+	return &Writer{
+		admit:    admit,
+		loopback: loopback,
+		user: &user.DefaultInfo{
+			Name:   user.APIServerUser,
+			UID:    string(uuid.NewUUID()),
+			Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated},
+		},
+	}
+}
+
+// Bind makes the Writer write through store, the apiserver's IPAddress
+// storage. It is called once, when the networking group's storage is built.
+func (w *Writer) Bind(store *genericregistry.Store) error {
+	if store == nil {
+		return fmt.Errorf("binding the IPAddress writer: no storage")
+	}
+	// The reset fields as the API installer derives them from the storage.
+	reset := fieldpath.NewExcludeFilterSetMap(store.GetResetFields())
+	fields, err := managedfields.NewDefaultFieldManager(
+		applyconfigurations.NewTypeConverter(legacyscheme.Scheme),
+		legacyscheme.Scheme, legacyscheme.Scheme, legacyscheme.Scheme,
+		ipAddressKind, networking.SchemeGroupVersion, "", reset)
+	if err != nil {
+		return fmt.Errorf("binding the IPAddress writer: field manager for %s: %w", ipAddressKind, err)
+	}
+	w.bound.Store(&binding{store: store, fields: fields})
+	return nil
+}
+
+// Create stores obj as a POST of it by the loopback client would.
+func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts metav1.CreateOptions) (*networkingv1.IPAddress, error) {
+	b := w.bound.Load()
+	if b == nil {
+		return w.loopback.IPAddresses().Create(ctx, obj, opts)
+	}
+	ctx, cancel := w.requestContext(ctx, "create", obj.Name)
+	defer cancel()
+
+	in := &networking.IPAddress{}
+	if err := legacyscheme.Scheme.Convert(obj, in, nil); err != nil {
+		return nil, fmt.Errorf("converting IPAddress %s to the internal version: %w", obj.Name, err)
+	}
+	rest.WipeObjectMetaSystemFields(&in.ObjectMeta)
+	var created runtime.Object = in
+	created = b.fields.UpdateNoErrors(&networking.IPAddress{}, created, FieldManager)
+
+	admit := fieldmanager.NewManagedFieldsValidatingAdmissionController(w.admitOrNone())
+	attrs := admission.NewAttributesRecord(created, nil, ipAddressKind, "", obj.Name, ipAddressResource, "",
+		admission.Create, &opts, false, w.user)
+	if err := mutate(ctx, admit, attrs, admission.Create); err != nil {
+		return nil, err
+	}
+	out, err := b.store.Create(ctx, created, rest.AdmissionToValidateObjectFunc(admit, attrs, objectInterfaces), &opts)
+	if err != nil {
+		return nil, err
+	}
+	result := &networkingv1.IPAddress{}
+	if err := legacyscheme.Scheme.Convert(out, result, nil); err != nil {
+		return nil, fmt.Errorf("converting stored IPAddress %s to %s: %w", obj.Name, networkingv1.SchemeGroupVersion, err)
+	}
+	return result, nil
+}
+
+// Delete deletes the IPAddress name as a DELETE of it by the loopback client would.
+func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	b := w.bound.Load()
+	if b == nil {
+		return w.loopback.IPAddresses().Delete(ctx, name, opts)
+	}
+	ctx, cancel := w.requestContext(ctx, "delete", name)
+	defer cancel()
+
+	admit := w.admitOrNone()
+	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
+		admission.Delete, &opts, false, w.user)
+	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
+		return err
+	}
+	_, _, err := b.store.Delete(ctx, name, rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces), &opts)
+	return err
+}
+
+// requestContext is the context a loopback request for name would be served
+// with: the loopback user and the request's description, nothing of the
+// caller's (whose user, audit event and request info are the Service
+// request's), but the caller's deadline and cancellation.
+func (w *Writer) requestContext(parent context.Context, verb, name string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
+	cancelAll := func() { stop(); cancel(nil) }
+	if deadline, ok := parent.Deadline(); ok {
+		var cancelDeadline context.CancelFunc
+		ctx, cancelDeadline = context.WithDeadline(ctx, deadline)
+		cancelAll = func() { cancelDeadline(); stop(); cancel(nil) }
+	}
+	ctx = genericapirequest.WithUser(ctx, w.user)
+	ctx = genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true,
+		Verb:              verb,
+		APIPrefix:         "apis",
+		APIGroup:          networkingv1.GroupName,
+		APIVersion:        networkingv1.SchemeGroupVersion.Version,
+		Resource:          ipAddressResource.Resource,
+		Name:              name,
+		Path:              "/apis/" + networkingv1.SchemeGroupVersion.String() + "/ipaddresses/" + name,
+	})
+	return ctx, cancelAll
+}
+
+func (w *Writer) admitOrNone() admission.Interface {
+	if w.admit == nil {
+		return admitAll{}
+	}
+	return w.admit
+}
+
+// mutate runs the mutating half of admit for op, as the API handler does before storing.
+func mutate(ctx context.Context, admit admission.Interface, attrs admission.Attributes, op admission.Operation) error {
+	if m, ok := admit.(admission.MutationInterface); ok && m.Handles(op) {
+		return m.Admit(ctx, attrs, objectInterfaces)
+	}
+	return nil
+}
+
+// objectInterfaces are the scheme's, as the API handler's request scope passes to admission.
+var objectInterfaces = admission.NewObjectInterfacesFromScheme(legacyscheme.Scheme)
+
+// admitAll is the admission of a Writer built without a chain.
+type admitAll struct{}
+
+func (admitAll) Handles(admission.Operation) bool { return false }

@@ -1,0 +1,71 @@
+package ipaddresswriter
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestUnboundWriterUsesLoopback(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset()
+	w := New(nil, client.NetworkingV1())
+	obj := &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: "10.96.0.10"},
+		Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "web"}},
+	}
+	if _, err := w.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("Create before Bind: %v", err)
+	}
+	if _, err := client.NetworkingV1().IPAddresses().Get(ctx, obj.Name, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the loopback client did not get the create: %v", err)
+	}
+	if err := w.Delete(ctx, obj.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("Delete before Bind: %v", err)
+	}
+	if _, err := client.NetworkingV1().IPAddresses().Get(ctx, obj.Name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the loopback client did not get the delete")
+	}
+	if err := w.Bind(nil); err == nil {
+		t.Error("Bind(nil) succeeded, want an error")
+	}
+}
+
+func TestRequestContext(t *testing.T) {
+	w := New(nil, nil)
+	type key struct{}
+	deadline := time.Now().Add(time.Hour)
+	parent, cancelParent := context.WithDeadline(context.WithValue(context.Background(), key{}, "service request"), deadline)
+	parent = genericapirequest.WithUser(parent, &user.DefaultInfo{Name: "alice"})
+
+	ctx, cancel := w.requestContext(parent, "create", "10.96.0.10")
+	defer cancel()
+	if u, ok := genericapirequest.UserFrom(ctx); !ok || u.GetName() != user.APIServerUser || u.GetGroups()[0] != user.SystemPrivilegedGroup {
+		t.Errorf("user = %v, want %s in %s, as the loopback client", u, user.APIServerUser, user.SystemPrivilegedGroup)
+	}
+	if ctx.Value(key{}) != nil {
+		t.Error("the context carries the caller's values; want only its deadline and cancellation")
+	}
+	if info, ok := genericapirequest.RequestInfoFrom(ctx); !ok || info.Resource != "ipaddresses" || info.Verb != "create" || info.Name != "10.96.0.10" {
+		t.Errorf("request info = %+v", info)
+	}
+	if got, ok := ctx.Deadline(); !ok || !got.Equal(deadline) {
+		t.Errorf("deadline = %v, %v; want the caller's %v", got, ok, deadline)
+	}
+	cancelParent()
+	select {
+	case <-ctx.Done():
+		if !errors.Is(context.Cause(ctx), context.Canceled) {
+			t.Errorf("cause = %v, want the caller's cancellation", context.Cause(ctx))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling the caller did not cancel the write")
+	}
+}
