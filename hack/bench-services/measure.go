@@ -48,6 +48,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	create := createServices(phaseCtx, cl.client, spec.n, o.Workers, c.headless)
 	cancel()
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
+	saveHeapProfile(ctx, o, cl, spec, dirs, log)
 	if create.failures > 0 {
 		r.failf("%d of %d creates failed, first: %v", create.failures, spec.n, create.firstFailure)
 	}
@@ -165,6 +166,20 @@ func outsideDefaultRange(s snapshot) int {
 		}
 	}
 	return n
+}
+
+// saveHeapProfile saves the profiled contender's live heap once every Service
+// exists; like the CPU profile, a failure is only a warning.
+func saveHeapProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, dirs layout, log io.Writer) {
+	if !o.Profile || spec.contender.name != profiledContender {
+		return
+	}
+	path := filepath.Join(dirs.profiles, "heap-"+spec.name()+".pprof")
+	if err := heapProfile(ctx, cl.client, path); err != nil {
+		fmt.Fprintf(log, "bench-services: %s: warning: %v\n", spec.name(), err)
+		return
+	}
+	fmt.Fprintf(log, "bench-services: %s: heap profile (all Services created) in %s\n", spec.name(), path)
 }
 
 // startProfile takes a CPU profile of the profiled contender's apiserver from now on, in

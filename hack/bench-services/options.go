@@ -54,7 +54,8 @@ type options struct {
 	OutputDir string
 	// NetforkBinary and UpstreamBinary are the kube-apiservers the contenders run.
 	NetforkBinary, UpstreamBinary string
-	// Profile grabs a CPU profile of the netfork contender's apiserver during each create phase.
+	// Profile grabs a CPU profile of the netfork contender's apiserver during each create phase
+	// and a heap profile at its end.
 	Profile bool
 	// ProfileDuration is the length of that profile.
 	ProfileDuration time.Duration
@@ -98,7 +99,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
 	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream v1.37.1 kube-apiserver built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
-	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken during each create phase")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken during each create phase, and a heap profile at its end")
 	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "bound on a new apiserver becoming ready")

@@ -14,16 +14,28 @@ import (
 // (--profiling=true) into path, so a missed target can be explained from where the
 // apiserver spent its time.
 func cpuProfile(ctx context.Context, client kubernetes.Interface, duration time.Duration, path string) error {
-	seconds := strconv.Itoa(int(duration / time.Second))
 	ctx, cancel := context.WithTimeout(ctx, duration+30*time.Second)
 	defer cancel()
-	data, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").
-		Param("seconds", seconds).DoRaw(ctx)
+	return fetchProfile(ctx, client, "profile", "seconds", strconv.Itoa(int(duration/time.Second)), path)
+}
+
+// heapProfile fetches the apiserver's live heap, after a garbage collection,
+// into path, so its peak RSS can be explained by what it holds.
+func heapProfile(ctx context.Context, client kubernetes.Interface, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return fetchProfile(ctx, client, "heap", "gc", "1", path)
+}
+
+// fetchProfile writes GET /debug/pprof/<kind>?<param>=<value> to path.
+func fetchProfile(ctx context.Context, client kubernetes.Interface, kind, param, value, path string) error {
+	data, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/"+kind).
+		Param(param, value).DoRaw(ctx)
 	if err != nil {
-		return fmt.Errorf("CPU profile: GET /debug/pprof/profile?seconds=%s: %w", seconds, err)
+		return fmt.Errorf("%s profile: GET /debug/pprof/%s?%s=%s: %w", kind, kind, param, value, err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("CPU profile: %w", err)
+		return fmt.Errorf("%s profile: %w", kind, err)
 	}
 	return nil
 }

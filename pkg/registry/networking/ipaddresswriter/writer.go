@@ -68,7 +68,7 @@ type Writer struct {
 // binding is the storage the Writer writes through once bound.
 type binding struct {
 	store  *genericregistry.Store
-	fields *managedfields.FieldManager
+	fields *createFields
 }
 
 // New returns a Writer that admits its writes with admit (the apiserver's
@@ -92,16 +92,25 @@ func (w *Writer) Bind(store *genericregistry.Store) error {
 		return fmt.Errorf("binding the IPAddress writer: no storage")
 	}
 	// The reset fields as the API installer derives them from the storage.
-	reset := fieldpath.NewExcludeFilterSetMap(store.GetResetFields())
+	fields, err := newFieldManager(fieldpath.NewExcludeFilterSetMap(store.GetResetFields()))
+	if err != nil {
+		return fmt.Errorf("binding the IPAddress writer: %w", err)
+	}
+	w.bound.Store(&binding{store: store, fields: newCreateFields(fields)})
+	return nil
+}
+
+// newFieldManager is the field manager the API handler builds for
+// networking.k8s.io/v1 IPAddresses, over the schema client-go carries.
+func newFieldManager(reset map[fieldpath.APIVersion]fieldpath.Filter) (*managedfields.FieldManager, error) {
 	fields, err := managedfields.NewDefaultFieldManager(
 		applyconfigurations.NewTypeConverter(legacyscheme.Scheme),
 		legacyscheme.Scheme, legacyscheme.Scheme, legacyscheme.Scheme,
 		ipAddressKind, networking.SchemeGroupVersion, "", reset)
 	if err != nil {
-		return fmt.Errorf("binding the IPAddress writer: field manager for %s: %w", ipAddressKind, err)
+		return nil, fmt.Errorf("field manager for %s: %w", ipAddressKind, err)
 	}
-	w.bound.Store(&binding{store: store, fields: fields})
-	return nil
+	return fields, nil
 }
 
 // Create stores obj as a POST of it by the loopback client would.
@@ -118,8 +127,8 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 		return nil, fmt.Errorf("converting IPAddress %s to the internal version: %w", obj.Name, err)
 	}
 	rest.WipeObjectMetaSystemFields(&in.ObjectMeta)
+	b.fields.set(in)
 	var created runtime.Object = in
-	created = b.fields.UpdateNoErrors(&networking.IPAddress{}, created, FieldManager)
 
 	admit := fieldmanager.NewManagedFieldsValidatingAdmissionController(w.admitOrNone())
 	attrs := admission.NewAttributesRecord(created, nil, ipAddressKind, "", obj.Name, ipAddressResource, "",
