@@ -52,11 +52,6 @@ type CIDRConfig struct {
 	// Bitmap is the legacy bitmap to dual-write, nil when DisableAllocatorDualWrite is on.
 	Bitmap *Range
 
-	// CommitVisibleTimeout bounds Commit's wait for the informer to report the
-	// IPAddresses it created: 0 is 2 s, negative does not wait (benchmarks of
-	// the allocator alone, whose client writes nothing).
-	CommitVisibleTimeout time.Duration
-
 	// Clock and Rand default to the real ones.
 	Clock clock.WithTicker
 	Rand  rand.Source
@@ -83,15 +78,14 @@ type reservation struct {
 // the Service storage then calls Commit, which creates the IPAddress with the
 // Service as parent, or Release.
 type CIDRAllocator struct {
-	family         api.IPFamily
-	flagCIDR       net.IPNet
-	writer         IPAddressWriter
-	cidrs          networkingv1listers.ServiceCIDRLister
-	ipAddresses    networkingv1listers.IPAddressLister
-	visibleTimeout time.Duration
-	services       cache.SharedIndexInformer
-	bitmap         *Range
-	clock          clock.WithTicker
+	family      api.IPFamily
+	flagCIDR    net.IPNet
+	writer      IPAddressWriter
+	cidrs       networkingv1listers.ServiceCIDRLister
+	ipAddresses networkingv1listers.IPAddressLister
+	services    cache.SharedIndexInformer
+	bitmap      *Range
+	clock       clock.WithTicker
 
 	handlers []handlerRegistration
 	// hasSynced latches once every handler has seen its informer's initial list.
@@ -119,22 +113,12 @@ type CIDRAllocator struct {
 type createdObject struct {
 	uid types.UID
 	at  time.Time
-	// seen is closed when the entry goes: the informer reported the object, or it was forgotten.
-	seen chan struct{}
 }
 
-// forgetCreatedLocked drops the created entry of k, if any, and wakes its waiter.
+// forgetCreatedLocked drops the created entry of k, if any.
 func (a *CIDRAllocator) forgetCreatedLocked(k addrKey) {
-	if c, ok := a.created[k]; ok {
-		delete(a.created, k)
-		if c.seen != nil {
-			close(c.seen)
-		}
-	}
+	delete(a.created, k)
 }
-
-// defaultCommitVisibleTimeout bounds how long Commit waits for the informer to see a new IPAddress.
-const defaultCommitVisibleTimeout = 2 * time.Second
 
 type handlerRegistration struct {
 	informer     cache.SharedInformer
@@ -154,31 +138,27 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 	if c.Rand == nil {
 		c.Rand = rand.NewPCG(rand.Uint64(), rand.Uint64())
 	}
-	if c.CommitVisibleTimeout == 0 {
-		c.CommitVisibleTimeout = defaultCommitVisibleTimeout
-	}
 	family := api.IPv4Protocol
 	if prefix.Addr().Is6() {
 		family = api.IPv6Protocol
 	}
 	a := &CIDRAllocator{
-		family:         family,
-		flagCIDR:       c.FlagCIDR,
-		writer:         c.Writer,
-		cidrs:          c.ServiceCIDRs.Lister(),
-		ipAddresses:    c.IPAddresses.Lister(),
-		visibleTimeout: c.CommitVisibleTimeout,
-		services:       c.Services,
-		bitmap:         c.Bitmap,
-		clock:          c.Clock,
-		stopCh:         make(chan struct{}),
-		wake:           make(chan struct{}, 1),
-		idx:            newCIDRIndex(family == api.IPv6Protocol, c.Rand),
-		dirty:          true,
-		pending:        map[addrKey]reservation{},
-		created:        map[addrKey]createdObject{},
-		held:           map[addrKey]string{},
-		recorders:      map[netip.Prefix]*metricsutil.Recorder{},
+		family:      family,
+		flagCIDR:    c.FlagCIDR,
+		writer:      c.Writer,
+		cidrs:       c.ServiceCIDRs.Lister(),
+		ipAddresses: c.IPAddresses.Lister(),
+		services:    c.Services,
+		bitmap:      c.Bitmap,
+		clock:       c.Clock,
+		stopCh:      make(chan struct{}),
+		wake:        make(chan struct{}, 1),
+		idx:         newCIDRIndex(family == api.IPv6Protocol, c.Rand),
+		dirty:       true,
+		pending:     map[addrKey]reservation{},
+		created:     map[addrKey]createdObject{},
+		held:        map[addrKey]string{},
+		recorders:   map[netip.Prefix]*metricsutil.Recorder{},
 	}
 	if err := addServiceIndexer(c.Services); err != nil {
 		klog.Background().V(2).Info("Services have no ClusterIP index; deleted IPAddresses are checked against their parent only", "err", err)

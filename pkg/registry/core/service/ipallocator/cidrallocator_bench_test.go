@@ -180,8 +180,6 @@ func newBenchAllocator(b *testing.B, s benchScenario, objs []k8sruntime.Object) 
 		IPAddresses:  factory.Networking().V1().IPAddresses(),
 		Services:     factory.Core().V1().Services().Informer(),
 		Rand:         rand.NewPCG(1, 2),
-		// The stub client writes nothing, so no informer will ever report a create.
-		CommitVisibleTimeout: -1,
 	})
 	if err != nil {
 		b.Fatal(err)

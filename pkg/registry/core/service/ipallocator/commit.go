@@ -34,43 +34,21 @@ func (e *CollisionError) Error() string {
 // reservation expired alike are created, so a Service is never stored with
 // an address that has no IPAddress. On an error, the Service storage reverts
 // its transaction, which Releases what it allocated.
-//
-// Commit returns once this apiserver's informer has seen the new IPAddresses
-// (or after CIDRConfig.CommitVisibleTimeout), so the Service, written next,
-// trails its IPAddress to watchers: other apiservers' repair loops, such as
-// upstream's, check a new Service against their IPAddress cache and report a
-// false ClusterIPNotAllocated when the Service arrives first.
 func (a *CIDRAllocator) Commit(ctx context.Context, svc *api.Service, ips []string) error {
-	var seen []chan struct{}
 	for _, ip := range ips {
 		addr, ok := a.parseFamilyAddr(ip)
 		if !ok {
 			continue
 		}
-		ch, err := a.commitOne(ctx, svc, addr)
-		if err != nil {
+		if err := a.commitOne(ctx, svc, addr); err != nil {
 			return err
-		}
-		seen = append(seen, ch)
-	}
-	if a.visibleTimeout <= 0 {
-		return nil
-	}
-	timeout := a.clock.After(a.visibleTimeout)
-	for _, ch := range seen {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil
-		case <-timeout:
-			return nil
 		}
 	}
 	return nil
 }
 
-// commitOne creates addr's IPAddress; the channel closes once the informer has it.
-func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr netip.Addr) (chan struct{}, error) {
+// commitOne creates addr's IPAddress.
+func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr netip.Addr) error {
 	k := keyOf(addr)
 	namespace := svc.Namespace
 	if namespace == "" {
@@ -107,25 +85,24 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 	case err == nil:
 		delete(a.pending, k)
 		a.idx.add(addr, stateObject)
-		seen := make(chan struct{})
-		if cached, err := a.ipAddresses.Get(obj.Name); err == nil && cached.UID == created.UID {
-			close(seen) // the informer was quicker than this goroutine
-		} else {
+		if cached, err := a.ipAddresses.Get(obj.Name); err != nil || cached.UID != created.UID {
+			// Until the informer reports this object, a late delete event
+			// of an earlier one of the same name is not this one's.
 			a.forgetCreatedLocked(k)
-			a.created[k] = createdObject{uid: created.UID, at: a.clock.Now(), seen: seen}
+			a.created[k] = createdObject{uid: created.UID, at: a.clock.Now()}
 		}
 		rec.Succeeded(r.scope, r.at)
-		return seen, nil
+		return nil
 	case apierrors.IsAlreadyExists(err):
 		// The address is someone else's: it stays used, and Release leaves it be.
 		r.lost = true
 		a.pending[k] = r
 		a.idx.add(addr, stateObject)
 		rec.Failed(r.scope)
-		return nil, &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
+		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
 	default:
 		rec.Failed(r.scope)
-		return nil, fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, svc.Name, err)
+		return fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, svc.Name, err)
 	}
 }
 
