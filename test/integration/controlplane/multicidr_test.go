@@ -262,7 +262,7 @@ func TestServiceCIDRTooLargeToIndex(t *testing.T) {
 func TestMigrateDefaultServiceCIDR(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
-	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withDeletionGracePeriod(testGracePeriod),
+	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod,
 		framework.WithFlags("--service-cluster-ip-range=10.110.0.0/24"))
 	waitKubernetesService(ctx, t, old.Client)
 	newRange := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "new-range"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.168.110.0/24"}}}
@@ -271,7 +271,7 @@ func TestMigrateDefaultServiceCIDR(t *testing.T) {
 	}
 	old.Stop()
 
-	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withDeletionGracePeriod(testGracePeriod),
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod,
 		framework.WithFlags("--service-cluster-ip-range=192.168.110.0/24"))
 	if err := s.Client.NetworkingV1().ServiceCIDRs().Delete(ctx, defaultServiceCIDRName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

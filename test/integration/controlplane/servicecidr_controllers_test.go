@@ -28,10 +28,10 @@ import (
 // testGracePeriod replaces the deletion controller's 60 s so the tests take seconds.
 const testGracePeriod = time.Second
 
-// withDeletionGracePeriod shortens the ServiceCIDR deletion grace period, which no flag sets.
-func withDeletionGracePeriod(d time.Duration) framework.Option {
-	return framework.WithConfig(func(c *app.Config) { c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = d })
-}
+// withTestGracePeriod shortens the ServiceCIDR deletion grace period, which no flag sets, to testGracePeriod.
+var withTestGracePeriod = framework.WithConfig(func(c *app.Config) {
+	c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = testGracePeriod
+})
 
 var deletionControllerOff = framework.WithFlags("--enable-servicecidr-controller=false")
 
@@ -62,7 +62,7 @@ func TestDefaultServiceCIDRRecreatedWhenDeleted(t *testing.T) {
 	})
 
 	t.Run("deletion controller: blocked by the kubernetes Service, recreated once covered", func(t *testing.T) {
-		s := framework.StartAPIServer(t, withDeletionGracePeriod(testGracePeriod))
+		s := framework.StartAPIServer(t, withTestGracePeriod)
 		before := servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "protected and ready", protectedAndReady)
 		// Only the kubernetes Service's IPAddress blocks the deletion, and the
 		// apiserver creates that Service after it reports ready.
@@ -140,7 +140,7 @@ func TestDefaultServiceCIDRSingleToDualStack(t *testing.T) {
 
 func TestServiceCIDRDeletion(t *testing.T) {
 	ctx := context.Background()
-	s := framework.StartAPIServer(t, withDeletionGracePeriod(testGracePeriod))
+	s := framework.StartAPIServer(t, withTestGracePeriod)
 
 	t.Run("elected on the Lease", func(t *testing.T) {
 		if checks := readyzChecks(ctx, t, s.Client); !slices.Contains(checks, "poststarthook/"+controlplane.ServiceCIDRControllerHookName) {

@@ -181,7 +181,7 @@ func describeManagedFields(entries []metav1.ManagedFieldsEntry) string {
 	for _, e := range entries {
 		fields := ""
 		if e.FieldsV1 != nil {
-			fields = string(e.FieldsV1.Raw)
+			fields = e.FieldsV1.GetRawString()
 		}
 		parts = append(parts, fmt.Sprintf("{manager %q op %s %s %s %s}", e.Manager, e.Operation, e.APIVersion, e.FieldsType, fields))
 	}

@@ -66,6 +66,6 @@ func TestRequestContext(t *testing.T) {
 			t.Errorf("cause = %v, want the caller's cancellation", context.Cause(ctx))
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("cancelling the caller did not cancel the write")
+		t.Fatal("canceling the caller did not cancel the write")
 	}
 }
