@@ -90,6 +90,7 @@ type RepairIPAddress struct {
 	serviceIndexer cache.Indexer
 	indexed        bool
 	serviceCIDRs   networkinglisters.ServiceCIDRLister
+	cidrs          *cidrSet
 	ipAddresses    networkinglisters.IPAddressLister
 	synced         []namedSync
 
@@ -150,6 +151,7 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 		services:         serviceInformer.Lister(),
 		serviceIndexer:   serviceInformer.Informer().GetIndexer(),
 		serviceCIDRs:     serviceCIDRInformer.Lister(),
+		cidrs:            newCIDRSet(serviceCIDRInformer.Lister()),
 		ipAddresses:      ipAddressInformer.Lister(),
 		synced: []namedSync{
 			{name: "services", synced: serviceInformer.Informer().HasSynced},
@@ -214,8 +216,9 @@ func (r *RepairIPAddress) addEventHandlers(logger klog.Logger, services, service
 		}},
 		// A new ServiceCIDR can bring a ClusterIP reported out of range into range.
 		{serviceCIDRs, cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { r.enqueueOutOfRange() },
-			UpdateFunc: func(any, any) { r.enqueueOutOfRange() },
+			AddFunc:    func(any) { r.cidrs.invalidate(); r.enqueueOutOfRange() },
+			UpdateFunc: func(any, any) { r.cidrs.invalidate(); r.enqueueOutOfRange() },
+			DeleteFunc: func(any) { r.cidrs.invalidate() },
 		}},
 	}
 	for _, h := range handlers {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/api/servicecidr"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper"
 	netutils "k8s.io/utils/net"
 )
@@ -49,7 +48,7 @@ func (r *RepairIPAddress) syncService(ctx context.Context, key string) error {
 				"Cluster IP %s is not a valid IP; please recreate Service", s)
 			continue
 		}
-		if len(servicecidr.ContainsIP(r.serviceCIDRs, ip)) == 0 {
+		if !r.cidrs.containsIP(ip) {
 			outOfRange = true
 			r.report(ctx, svc, errorTypeOutOfRange, reasonOutOfRange, actionAllocation,
 				"Cluster IP [%v]: %s is not within any configured Service CIDR; please recreate service", ipFamilyOf(ip), ip)
