@@ -115,11 +115,6 @@ type createdObject struct {
 	at  time.Time
 }
 
-// forgetCreatedLocked drops the created entry of k, if any.
-func (a *CIDRAllocator) forgetCreatedLocked(k addrKey) {
-	delete(a.created, k)
-}
-
 type handlerRegistration struct {
 	informer     cache.SharedInformer
 	registration cache.ResourceEventHandlerRegistration
@@ -543,7 +538,7 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	}
 	a.mu.Lock()
 	// The delete event of the object is now stale whatever happens next to the address.
-	a.forgetCreatedLocked(k)
+	delete(a.created, k)
 	if a.idx.remove(addr) {
 		a.countLocked(addr)
 	}
@@ -567,7 +562,7 @@ func (a *CIDRAllocator) sweep() {
 	}
 	for k, c := range a.created {
 		if now.Sub(c.at) > reservationTTL {
-			a.forgetCreatedLocked(k)
+			delete(a.created, k)
 		}
 	}
 	a.mu.Unlock()

@@ -44,7 +44,7 @@ func (a *CIDRAllocator) ipAddressAdded(obj any) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if c, ok := a.created[k]; ok && c.uid == ipa.UID {
-		a.forgetCreatedLocked(k)
+		delete(a.created, k)
 	}
 	delete(a.held, k)
 	if a.idx.add(addr, stateObject) {
@@ -82,7 +82,7 @@ func (a *CIDRAllocator) ipAddressDeleted(obj any) {
 	if c, ok := a.created[k]; ok && c.uid != ipa.UID {
 		return // a late event for an object this allocator has since replaced
 	}
-	a.forgetCreatedLocked(k)
+	delete(a.created, k)
 	if _, ok := a.pending[k]; ok {
 		return // reserved again here since
 	}

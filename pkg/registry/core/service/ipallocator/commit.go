@@ -88,7 +88,6 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 		if cached, err := a.ipAddresses.Get(obj.Name); err != nil || cached.UID != created.UID {
 			// Until the informer reports this object, a late delete event
 			// of an earlier one of the same name is not this one's.
-			a.forgetCreatedLocked(k)
 			a.created[k] = createdObject{uid: created.UID, at: a.clock.Now()}
 		}
 		rec.Succeeded(r.scope, r.at)
