@@ -74,6 +74,9 @@ type binding struct {
 // New returns a Writer that admits its writes with admit (the apiserver's
 // admission chain; nil admits everything) and, until Bind, writes through loopback.
 func New(admit admission.Interface, loopback networkingv1client.IPAddressesGetter) *Writer {
+	if admit == nil {
+		admit = admitAll{}
+	}
 	return &Writer{
 		admit:    admit,
 		loopback: loopback,
@@ -130,7 +133,7 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 	b.fields.set(in)
 	var created runtime.Object = in
 
-	admit := fieldmanager.NewManagedFieldsValidatingAdmissionController(w.admitOrNone())
+	admit := fieldmanager.NewManagedFieldsValidatingAdmissionController(w.admit)
 	attrs := admission.NewAttributesRecord(created, nil, ipAddressKind, "", obj.Name, ipAddressResource, "",
 		admission.Create, &opts, false, w.user)
 	if err := mutate(ctx, admit, attrs, admission.Create); err != nil {
@@ -156,7 +159,7 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	ctx, cancel := w.requestContext(ctx, "delete", name)
 	defer cancel()
 
-	admit := w.admitOrNone()
+	admit := w.admit
 	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
 		admission.Delete, &opts, false, w.user)
 	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
@@ -192,13 +195,6 @@ func (w *Writer) requestContext(parent context.Context, verb, name string) (cont
 		Path:              "/apis/" + networkingv1.SchemeGroupVersion.String() + "/ipaddresses/" + name,
 	})
 	return ctx, cancelAll
-}
-
-func (w *Writer) admitOrNone() admission.Interface {
-	if w.admit == nil {
-		return admitAll{}
-	}
-	return w.admit
 }
 
 // mutate runs the mutating half of admit for op, as the API handler does before storing.

@@ -16,7 +16,7 @@ type Map interface {
 	Size() int
 }
 
-// errUnableToAllocate tells the update function's caller that the map refused, so nothing is written.
+// errUnableToAllocate is a change's result when the map refused it; the change is not written.
 var errUnableToAllocate = errors.New("unable to allocate")
 
 // StoredRangeError is Init's error when the object stored at Key was written
