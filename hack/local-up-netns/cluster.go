@@ -73,24 +73,23 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defer forward(ln, (&net.Dialer{}).DialContext, etcdAddr).close()
+		defer forward(ln, (&net.Dialer{}).DialContext, etcdAddr).Close()
 	}
 
-	exited := make(chan *apiserver, len(o.Hosts))
 	var servers []*apiserver
 	defer func() {
 		progress(stderr, "stopping %d apiserver(s)", len(servers))
 		stopAPIServers(servers)
 	}()
 	for _, h := range o.Hosts {
-		a, err := startAPIServer(ipPath, o.APIServerBinary, h, apiserverArgs(o, h, l, certs.Paths), l.apiserverLog(h.Netns), exited)
+		a, err := startAPIServer(ipPath, o.APIServerBinary, h, apiserverArgs(o, h, l, certs.Paths), l.apiserverLog(h.Netns))
 		if err != nil {
 			return err
 		}
 		servers = append(servers, a)
 	}
 	progress(stderr, "started %d apiserver(s), logs in %s", len(servers), l.logDir)
-	if err := waitReady(ctx, certs, servers, o.Port, o.ReadyTimeout, exited); err != nil {
+	if err := waitReady(ctx, certs, servers, o.Port, o.ReadyTimeout); err != nil {
 		return err
 	}
 
@@ -100,7 +99,7 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listening for the kubeconfig's endpoint: %w", err)
 	}
-	defer forward(ln, dialerIn(o.Hosts[0].Netns), hostPort(o.Hosts[0].IPv4, o.Port)).close()
+	defer forward(ln, dialerIn(o.Hosts[0].Netns), hostPort(o.Hosts[0].IPv4, o.Port)).Close()
 	if err := pki.WriteKubeconfig(l.kubeconfig, "https://"+ln.Addr().String(), certs); err != nil {
 		return err
 	}
@@ -109,11 +108,18 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, readyLine(time.Since(start), o, l, ln.Addr().String()))
 
+	exited := make(chan *apiserver, len(servers))
+	for _, a := range servers {
+		go func() {
+			<-a.Done()
+			exited <- a
+		}()
+	}
 	select {
 	case <-ctx.Done():
 		return nil
 	case a := <-exited:
-		return a.exitError()
+		return a.ExitError()
 	case err := <-server.Err():
 		return fmt.Errorf("etcd failed (log: %s): %w", l.etcdLog(), err)
 	}

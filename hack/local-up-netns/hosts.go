@@ -36,7 +36,7 @@ func writeHostsFile(path string, port int, caFile string, serviceIPs []netip.Add
 	for _, a := range servers {
 		f.Hosts = append(f.Hosts, hostRecord{
 			Netns: a.host.Netns, IPv4: a.host.IPv4.String(), IPv6: a.host.IPv6.String(),
-			PID: a.cmd.Process.Pid, Log: a.logPath,
+			PID: a.Pid(), Log: a.LogPath(),
 		})
 	}
 	data, err := json.MarshalIndent(f, "", "  ")

@@ -11,7 +11,7 @@ import (
 func TestAPIServerArgsDefaultsThenUserArgs(t *testing.T) {
 	l := newLayout("/data")
 	p := pki.PathsIn("/data/pki")
-	user := []string{"--secure-port=7443", "--feature-gates=DualStackAPIServer=true"}
+	user := []string{"--secure-port=7443", "--feature-gates=MultiCIDRServiceAllocator=false"}
 	args := apiserverArgs(2, 6443, "http://127.0.0.1:2379", l, p, user)
 
 	defaults := defaultArgs(2, 6443, "http://127.0.0.1:2379", l, p)
@@ -82,6 +82,11 @@ func TestEndpoint(t *testing.T) {
 		{args: []string{"--bind-address=127.0.0.2", "--secure-port=6443", "--bind-address=0.0.0.0"}, want: "127.0.0.1:6443"},
 		{args: []string{"--bind-address=::", "--secure-port=6443"}, want: "[::1]:6443"},
 		{args: []string{"--bind-address=localhost", "--secure-port=6443"}, wantErr: true},
+		{args: []string{"--bind-address=127.0.0.2,::1", "--secure-port=6443"}, want: "127.0.0.2:6443"},
+		{args: []string{"--bind-address=0.0.0.0,::", "--secure-port=6443"}, want: "127.0.0.1:6443"},
+		{args: []string{"--bind-address=::1,127.0.0.1", "--secure-port=6443"}, want: "[::1]:6443"},
+		{args: []string{"--bind-address=127.0.0.1,::1,::2", "--secure-port=6443"}, wantErr: true},
+		{args: []string{"--bind-address=127.0.0.1,", "--secure-port=6443"}, wantErr: true},
 		{args: []string{"--bind-address=127.0.0.1", "--secure-port=0"}, wantErr: true},
 	}
 	for _, tc := range tests {
@@ -100,5 +105,48 @@ func TestServiceIPs(t *testing.T) {
 	}
 	if want := []string{"10.96.0.1", "fd00:10:96::1"}; !slices.Equal(s, want) {
 		t.Fatalf("serviceIPs = %v, want %v", s, want)
+	}
+}
+
+func TestAdvertisePairWithDualStackGate(t *testing.T) {
+	l := newLayout("/data")
+	p := pki.PathsIn("/data/pki")
+	tests := []struct {
+		name string
+		user []string
+		want string
+	}{
+		{name: "gate off", user: nil, want: "198.18.0.2"},
+		{name: "gate on, dual ranges", user: []string{"--feature-gates=DualStackAPIServer=true"}, want: "198.18.0.2,fd6e:6574:6c75::2"},
+		{name: "gate on in a later flag", user: []string{"--feature-gates=DualStackAPIServer=false", "--feature-gates=MultiCIDRServiceAllocator=true, DualStackAPIServer=true"}, want: "198.18.0.2,fd6e:6574:6c75::2"},
+		{name: "gate turned off again", user: []string{"--feature-gates=DualStackAPIServer=true,DualStackAPIServer=false"}, want: "198.18.0.2"},
+		{name: "gate on, single range", user: []string{"--feature-gates=DualStackAPIServer=true", "--service-cluster-ip-range=10.0.0.0/24"}, want: "198.18.0.2"},
+		{name: "gate on, IPv6 primary", user: []string{"--feature-gates=DualStackAPIServer=true", "--service-cluster-ip-range=fd00:1::/108,10.0.0.0/24"}, want: "fd6e:6574:6c75::2,198.18.0.2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := apiserverArgs(1, 6443, "http://127.0.0.1:2379", l, p, tc.user)
+			if got, _ := flagValue(args, "advertise-address"); got != tc.want {
+				t.Fatalf("--advertise-address = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGateEnabled(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{args: nil, want: false},
+		{args: []string{"--feature-gates=DualStackAPIServer=true"}, want: true},
+		{args: []string{"--feature-gates", "kube:DualStackAPIServer=True"}, want: true},
+		{args: []string{"--feature-gates=DualStackAPIServerX=true"}, want: false},
+		{args: []string{"--feature-gates=DualStackAPIServer=maybe"}, want: false},
+	}
+	for _, tc := range tests {
+		if got := gateEnabled(tc.args, dualStackGate); got != tc.want {
+			t.Errorf("gateEnabled(%q) = %t, want %t", tc.args, got, tc.want)
+		}
 	}
 }

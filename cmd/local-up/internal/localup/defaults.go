@@ -2,6 +2,7 @@ package localup
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 
 	"github.com/netfork/netfork/internal/pki"
@@ -12,6 +13,11 @@ const (
 	defaultServiceClusterIPRange = "10.96.0.0/16,fd00:10:96::/108"
 	// defaultServiceNodePortRange is upstream's default, spelled out so logs show it.
 	defaultServiceNodePortRange = "30000-32767"
+	// dualStackGate is netfork's KEP-2438 gate; with it on local-up advertises a pair.
+	dualStackGate = "DualStackAPIServer"
+	// frontAddress is where local-up's TCP front listens when it runs several
+	// apiservers: outside 127.0.0.1-127.0.0.200, which the apiservers bind.
+	frontAddress = "127.0.0.254"
 )
 
 // bindAddress gives apiserver i its own loopback address, 127.0.0.(i+1): every apiserver
@@ -27,6 +33,13 @@ func bindAddress(i int) string {
 // benchmarking range, to which local-up never sends traffic.
 func advertiseAddress(i int) string {
 	return fmt.Sprintf("198.18.0.%d", i+1)
+}
+
+// advertiseAddressV6 is apiserver i's IPv6 address in the kubernetes Service when it
+// advertises a pair: fd6e:6574:6c75::(i+1), in a ULA /64 of netfork's choosing that
+// hack/local-up-netns does not use; local-up never sends traffic there either.
+func advertiseAddressV6(i int) string {
+	return fmt.Sprintf("fd6e:6574:6c75::%x", i+1)
 }
 
 // defaultArgs are local-up's flags for apiserver i; each one exists in upstream's
@@ -48,7 +61,27 @@ func defaultArgs(i, port int, etcdURL string, l layout, p pki.Paths) []string {
 }
 
 // apiserverArgs puts the user's flags after local-up's defaults, so that the last
-// occurrence, the user's, wins when kube-apiserver parses them.
+// occurrence, the user's, wins when kube-apiserver parses them. With DualStackAPIServer
+// on and a dual-stack service range, the default advertise address is a pair, primary
+// family first, so the kubernetes Service goes dual-stack (KEP-2438).
 func apiserverArgs(i, port int, etcdURL string, l layout, p pki.Paths, userArgs []string) []string {
-	return append(defaultArgs(i, port, etcdURL, l, p), userArgs...)
+	defaults := defaultArgs(i, port, etcdURL, l, p)
+	effective := append(append([]string(nil), defaults...), userArgs...)
+	if ranges := serviceRanges(effective); len(ranges) == 2 && gateEnabled(effective, dualStackGate) {
+		pair := advertiseAddress(i) + "," + advertiseAddressV6(i)
+		if ranges[0].IP.To4() == nil {
+			pair = advertiseAddressV6(i) + "," + advertiseAddress(i)
+		}
+		for j, arg := range defaults {
+			if arg == "--advertise-address="+advertiseAddress(i) {
+				defaults[j] = "--advertise-address=" + pair
+			}
+		}
+	}
+	return append(defaults, userArgs...)
+}
+
+// frontIP is the front's address, which the serving cert names.
+func frontIP() net.IP {
+	return net.ParseIP(frontAddress)
 }

@@ -2,30 +2,10 @@ package localup
 
 import (
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 )
-
-// fakeAPIServer writes a script standing in for kube-apiserver: it rejects a feature gate
-// named Bad the way kube-apiserver rejects unknown gates and otherwise prints a version.
-func fakeAPIServer(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "kube-apiserver")
-	script := `#!/bin/sh
-for a in "$@"; do
-  case "$a" in
-    --feature-gates=Bad*) echo 'I1121 started' >&2; echo 'Error: invalid argument "Bad=true" for "--feature-gates" flag: unrecognized feature gate: Bad' >&2; exit 1;;
-  esac
-done
-echo "Kubernetes v1.37.1-fake"
-`
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // occupy listens on addr until the test ends.
 func occupy(t *testing.T, addr string) net.Listener {

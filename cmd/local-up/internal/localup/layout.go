@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 )
 
+// maxSocketPath is the longest path a unix socket may have on Linux (sun_path less its NUL).
+const maxSocketPath = 107
+
 // layout names everything local-up keeps in the data dir; entries lists them so --clean
 // removes only what local-up created.
 type layout struct {
@@ -15,6 +18,8 @@ type layout struct {
 	certDir    string
 	logDir     string
 	kubeconfig string
+	// socket is the control socket the subcommands (status, stop, start, ...) talk to.
+	socket string
 }
 
 // newLayout places every file under dataDir, which should be absolute so children do not
@@ -28,16 +33,25 @@ func newLayout(dataDir string) layout {
 		certDir:    filepath.Join(dataDir, "apiserver-certs"),
 		logDir:     filepath.Join(dataDir, "logs"),
 		kubeconfig: filepath.Join(dataDir, "kubeconfig"),
+		socket:     filepath.Join(dataDir, "local-up.sock"),
 	}
 }
 
 // entries are the top-level names local-up creates in the data dir.
 func (l layout) entries() []string {
 	var names []string
-	for _, p := range []string{l.identity, l.etcdDir, l.pkiDir, l.certDir, l.logDir, l.kubeconfig} {
+	for _, p := range []string{l.identity, l.etcdDir, l.pkiDir, l.certDir, l.logDir, l.kubeconfig, l.socket} {
 		names = append(names, filepath.Base(p))
 	}
 	return names
+}
+
+// checkSocketPath refuses a data dir so deep that the control socket's path cannot be bound.
+func (l layout) checkSocketPath() error {
+	if len(l.socket) > maxSocketPath {
+		return fmt.Errorf("--data-dir %s is too long: the control socket %s needs a path of at most %d bytes", l.dataDir, l.socket, maxSocketPath)
+	}
+	return nil
 }
 
 // apiserverLog is apiserver i's combined stdout and stderr.

@@ -14,10 +14,13 @@ import (
 
 // usage is printed above the flags by --help.
 const usage = `Usage: local-up [flags] [-- kube-apiserver flags]
+       local-up status|stop|start|restart|replace [--data-dir DIR] ... (see local-up status --help)
 
 Runs a local control plane: an embedded etcd and N kube-apiservers on 127.0.0.1..N,
-all on --port. Flags after -- go verbatim to every kube-apiserver, after local-up's
-defaults, so they override them. Ctrl-C stops everything.
+all on --port, behind a TCP front on 127.0.0.254 when N > 1. Flags after -- go verbatim
+to every kube-apiserver, after local-up's defaults, so they override them; --flag-at adds
+flags for one apiserver and --binary-at runs another binary as one. An apiserver that
+exits is reported and can be started again. Ctrl-C stops everything.
 
 Flags:
 `
@@ -26,6 +29,11 @@ Flags:
 // 0 when it stopped on SIGINT or SIGTERM, 1 on any error, which it prints as one line.
 func Main(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
+	if isSubcommand(args) {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runSubcommand(ctx, args, stdout, stderr)
+	}
 	o := NewOptions()
 	if code, ok := cmdutil.ParseFlags("local-up", usage, args, stderr, o.Parse); !ok {
 		return code

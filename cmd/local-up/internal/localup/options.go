@@ -2,6 +2,7 @@ package localup
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,13 @@ type Options struct {
 	EtcdLogLevel string
 	// APIServerArgs follow "--" and are appended after local-up's defaults, so they win.
 	APIServerArgs []string
+	// BinaryAt ("--binary-at I=PATH") runs another binary as apiserver I.
+	BinaryAt []string
+	// FlagAt ("--flag-at I=FLAG") appends one flag to apiserver I's, after APIServerArgs.
+	FlagAt []string
+	// binaryAt and flagsAt are BinaryAt and FlagAt by index, filled by Validate.
+	binaryAt map[int]string
+	flagsAt  map[int][]string
 }
 
 // NewOptions returns the defaults `make run` relies on.
@@ -60,6 +68,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.APIServerBinary, "apiserver-binary", o.APIServerBinary, "kube-apiserver binary (default: kube-apiserver next to local-up, else _output/bin/kube-apiserver)")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "how long to wait for every kube-apiserver's /readyz")
 	fs.StringVar(&o.EtcdLogLevel, "etcd-log-level", o.EtcdLogLevel, "embedded etcd's log level (debug, info, warn, error), logged to <data-dir>/logs/etcd.log")
+	fs.StringArrayVar(&o.BinaryAt, "binary-at", o.BinaryAt, "I=PATH: run PATH as apiserver I instead of --apiserver-binary (repeatable)")
+	fs.StringArrayVar(&o.FlagAt, "flag-at", o.FlagAt, "I=FLAG: give apiserver I one more kube-apiserver flag, after the ones after -- (repeatable, e.g. --flag-at 2=--feature-gates=DisableAllocatorDualWrite=false)")
 }
 
 // Parse reads args (without the program name) into o: local-up flags, then "--", then
@@ -99,5 +109,52 @@ func (o *Options) Validate() error {
 	default:
 		return fmt.Errorf("--etcd-log-level %q is not one of debug, info, warn, error", o.EtcdLogLevel)
 	}
+	o.binaryAt, o.flagsAt = map[int]string{}, map[int][]string{}
+	for _, v := range o.BinaryAt {
+		i, path, err := o.indexed("--binary-at", v)
+		if err != nil {
+			return err
+		}
+		if _, dup := o.binaryAt[i]; dup {
+			return fmt.Errorf("--binary-at %s: apiserver %d already has a binary", v, i)
+		}
+		o.binaryAt[i] = path
+	}
+	for _, v := range o.FlagAt {
+		i, flag, err := o.indexed("--flag-at", v)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(flag, "-") {
+			return fmt.Errorf("--flag-at %s: %q is not a flag (one --flag-at per flag, e.g. %d=--v=4)", v, flag, i)
+		}
+		o.flagsAt[i] = append(o.flagsAt[i], flag)
+	}
 	return nil
+}
+
+// indexed splits an "I=VALUE" flag value and checks I names one of the apiservers.
+func (o *Options) indexed(flag, v string) (int, string, error) {
+	index, value, found := strings.Cut(v, "=")
+	i, err := strconv.Atoi(index)
+	if !found || err != nil || value == "" {
+		return 0, "", fmt.Errorf("%s %q: want INDEX=VALUE, e.g. 1=--v=4", flag, v)
+	}
+	if i < 0 || i >= o.APIServers {
+		return 0, "", fmt.Errorf("%s %s: apiserver %d does not exist (--apiservers %d runs 0 to %d)", flag, v, i, o.APIServers, o.APIServers-1)
+	}
+	return i, value, nil
+}
+
+// binaryFor is the binary flag value for apiserver i: its --binary-at, else --apiserver-binary.
+func (o *Options) binaryFor(i int) string {
+	if b, ok := o.binaryAt[i]; ok {
+		return b
+	}
+	return o.APIServerBinary
+}
+
+// userArgsFor are apiserver i's flags after local-up's defaults: those after --, then its --flag-at.
+func (o *Options) userArgsFor(i int) []string {
+	return append(append([]string(nil), o.APIServerArgs...), o.flagsAt[i]...)
 }

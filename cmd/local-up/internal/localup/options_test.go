@@ -64,6 +64,12 @@ func TestValidate(t *testing.T) {
 		{name: "empty data dir", mutate: func(o *Options) { o.DataDir = " " }, wantErr: "--data-dir"},
 		{name: "zero timeout", mutate: func(o *Options) { o.ReadyTimeout = 0 }, wantErr: "--ready-timeout"},
 		{name: "bad etcd log level", mutate: func(o *Options) { o.EtcdLogLevel = "loud" }, wantErr: "--etcd-log-level"},
+		{name: "binary for an apiserver", mutate: func(o *Options) { o.APIServers = 2; o.BinaryAt = []string{"1=/x"} }},
+		{name: "binary for a missing apiserver", mutate: func(o *Options) { o.APIServers = 2; o.BinaryAt = []string{"2=/x"} }, wantErr: "--binary-at 2=/x: apiserver 2 does not exist (--apiservers 2 runs 0 to 1)"},
+		{name: "binary twice", mutate: func(o *Options) { o.APIServers = 2; o.BinaryAt = []string{"1=/x", "1=/y"} }, wantErr: "apiserver 1 already has a binary"},
+		{name: "binary without index", mutate: func(o *Options) { o.BinaryAt = []string{"/x"} }, wantErr: `--binary-at "/x": want INDEX=VALUE`},
+		{name: "flag not a flag", mutate: func(o *Options) { o.FlagAt = []string{"0=v=4"} }, wantErr: `"v=4" is not a flag`},
+		{name: "flag for a negative index", mutate: func(o *Options) { o.FlagAt = []string{"-1=--v=4"} }, wantErr: "apiserver -1 does not exist"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,5 +93,28 @@ func TestNewOptionsDefaults(t *testing.T) {
 	o := NewOptions()
 	if o.APIServers != 1 || o.DataDir != "_output/local" || o.Port != 6443 || o.ReadyTimeout != 60*time.Second || o.Clean {
 		t.Fatalf("unexpected defaults: %+v", o)
+	}
+}
+
+func TestPerAPIServerBinaryAndFlags(t *testing.T) {
+	o := NewOptions()
+	o.APIServers = 3
+	o.APIServerBinary = "/common"
+	o.APIServerArgs = []string{"--v=2"}
+	o.BinaryAt = []string{"2=/other"}
+	o.FlagAt = []string{"1=--feature-gates=DisableAllocatorDualWrite=false", "1=--v=4"}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"/common", "/common", "/other"} {
+		if got := o.binaryFor(i); got != want {
+			t.Errorf("binaryFor(%d) = %s, want %s", i, got, want)
+		}
+	}
+	if got, want := o.userArgsFor(1), []string{"--v=2", "--feature-gates=DisableAllocatorDualWrite=false", "--v=4"}; !slices.Equal(got, want) {
+		t.Errorf("userArgsFor(1) = %q, want %q", got, want)
+	}
+	if got, want := o.userArgsFor(2), []string{"--v=2"}; !slices.Equal(got, want) {
+		t.Errorf("userArgsFor(2) = %q, want %q", got, want)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/netfork/netfork/internal/proc"
 )
 
 // versionTimeout bounds the `kube-apiserver ... --version` check; parsing flags and
@@ -29,92 +31,80 @@ func checkFree(addr, who, remedy string) error {
 	return l.Close()
 }
 
-// checkFlags runs the apiserver binary with args plus --version: kube-apiserver parses
-// every flag, feature gates included, before it prints its version, so a bad flag fails
-// here, before local-up touches anything. It returns the version line.
-func checkFlags(ctx context.Context, binary string, args []string) (string, error) {
+// checkAPIServer makes sure binary is a kube-apiserver that accepts args, and returns its
+// version line (e.g. "Kubernetes v1.37.1+netfork"). `binary --version` alone must print
+// that line; then kube-apiserver parses every flag, feature gates included, before it
+// prints its version, so `binary args --version` fails on a bad flag, before local-up
+// touches anything.
+func checkAPIServer(ctx context.Context, binary string, args []string) (string, error) {
+	stdout, output, err := runVersion(ctx, binary, nil)
+	version := versionLine(stdout)
+	if err != nil || version == "" {
+		what := "printed " + quoteFirstLine(output)
+		if err != nil {
+			what = fmt.Sprintf("failed (%v): %s", err, proc.ErrorLine(output))
+		}
+		return "", fmt.Errorf("%s is not a kube-apiserver: --version %s", binary, what)
+	}
+	if _, output, err = runVersion(ctx, binary, args); err != nil {
+		return "", fmt.Errorf("kube-apiserver rejects its flags: %s", proc.ErrorLine(output))
+	}
+	return version, nil
+}
+
+// runVersion runs binary with args and --version, returning its stdout and its combined output.
+func runVersion(ctx context.Context, binary string, args []string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, append(append([]string(nil), args...), "--version")...)
-	cmd.SysProcAttr = childSysProcAttr()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = proc.SysProcAttr()
+	out := &outputs{}
+	cmd.Stdout, cmd.Stderr = streamWriter{out, true}, streamWriter{out, false}
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("%s --version did not finish within %s", binary, versionTimeout)
+		return "", "", fmt.Errorf("%s --version did not finish within %s", binary, versionTimeout)
 	}
-	if err != nil {
-		return "", fmt.Errorf("kube-apiserver rejects its flags: %s", errorLine(out.String()))
-	}
-	return firstLine(out.String()), nil
+	return out.stdout.String(), out.combined.String(), err
 }
 
-// errorLine picks the line that explains a failure in a command's output: the last
-// "Error:" line cobra prints, else the last klog error (kube-apiserver reports bad feature
-// gates and failed starts that way), else the last line.
-func errorLine(output string) string {
-	lines := strings.Split(strings.TrimSpace(output), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.HasPrefix(lines[i], "Error:") {
-			return truncate(strings.TrimSpace(lines[i]))
+// versionLine is the "Kubernetes vX.Y.Z..." line kube-apiserver prints on stdout for
+// --version, whatever klog writes around it, or "".
+func versionLine(stdout string) string {
+	for _, line := range strings.Split(stdout, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "Kubernetes v") {
+			return line
 		}
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if msg, ok := klogError(lines[i]); ok {
-			return truncate(msg)
-		}
-	}
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		return truncate(last)
-	}
-	return "no output"
+	return ""
 }
 
-// klogError turns a klog error or fatal line, e.g.
-// `E1121 22:16:37.114389 8738 run.go:72] "command failed" err="unrecognized feature gate: X"`,
-// into its message and error, e.g. "unrecognized feature gate: X".
-func klogError(line string) (string, bool) {
-	if len(line) < 5 || (line[0] != 'E' && line[0] != 'F') || strings.Trim(line[1:5], "0123456789") != "" {
-		return "", false
-	}
-	_, text, found := strings.Cut(line, "] ")
-	if !found {
-		return line, true
-	}
-	msg, rest := unquotePrefix(text)
-	_, errValue, hasErr := strings.Cut(rest, "err=")
-	if !hasErr {
-		return strings.TrimSpace(text), true
-	}
-	errText, _ := unquotePrefix(errValue)
-	if msg == "" || msg == "command failed" {
-		return errText, true
-	}
-	return msg + ": " + errText, true
-}
-
-// unquotePrefix splits a leading Go-quoted string off s, or returns s whole when it does
-// not start with one.
-func unquotePrefix(s string) (string, string) {
-	quoted, err := strconv.QuotedPrefix(s)
-	if err != nil {
-		return strings.TrimSpace(s), ""
-	}
-	unquoted, _ := strconv.Unquote(quoted) // QuotedPrefix guarantees a valid literal.
-	return unquoted, s[len(quoted):]
-}
-
-// truncate keeps an error line readable on one terminal line or two.
-func truncate(line string) string {
-	const limit = 400
-	if len(line) > limit {
-		return line[:limit] + "..."
-	}
-	return line
-}
-
-// firstLine is the first line of output, trimmed.
-func firstLine(output string) string {
+// quoteFirstLine shows the start of unexpected output in an error.
+func quoteFirstLine(output string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(output), "\n")
-	return line
+	if line == "" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q, not a \"Kubernetes vX.Y.Z\" line", line)
+}
+
+// outputs keeps a command's stdout apart and its combined output in order; exec copies
+// the two streams from two goroutines, hence the lock.
+type outputs struct {
+	mu               sync.Mutex
+	stdout, combined bytes.Buffer
+}
+
+// streamWriter is one of a command's streams writing into outputs.
+type streamWriter struct {
+	out    *outputs
+	stdout bool
+}
+
+func (w streamWriter) Write(p []byte) (int, error) {
+	w.out.mu.Lock()
+	defer w.out.mu.Unlock()
+	if w.stdout {
+		w.out.stdout.Write(p)
+	}
+	return w.out.combined.Write(p)
 }

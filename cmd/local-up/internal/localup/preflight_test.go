@@ -34,7 +34,7 @@ func TestPlanChecksRecordedEtcdPorts(t *testing.T) {
 	if err := p.pickEtcdPorts(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.assembleArgs(); err != nil {
+	if err := p.assembleMembers(); err != nil {
 		t.Fatal(err)
 	}
 	err := p.checkPorts()
@@ -71,20 +71,20 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("newPlan: %v", err)
 	}
-	if p.version != "Kubernetes v1.37.1-fake" {
-		t.Errorf("version = %q", p.version)
+	if p.members[0].version != "Kubernetes v1.37.1-fake" {
+		t.Errorf("version = %q", p.members[0].version)
 	}
 	wantEndpoints := []string{"127.0.0.1:" + portString(o.Port), "127.0.0.2:" + portString(o.Port)}
 	for i, want := range wantEndpoints {
-		if p.endpoints[i] != want {
-			t.Errorf("endpoint %d = %s, want %s", i, p.endpoints[i], want)
+		if p.members[i].endpoint != want {
+			t.Errorf("endpoint %d = %s, want %s", i, p.members[i].endpoint, want)
 		}
 	}
 	var sans []string
 	for _, ip := range p.servingSANs.IPs {
 		sans = append(sans, ip.String())
 	}
-	for _, want := range []string{"127.0.0.1", "127.0.0.2", "198.18.0.1", "198.18.0.2", "10.96.0.1", "fd00:10:96::1", "::1"} {
+	for _, want := range []string{"127.0.0.1", "127.0.0.2", "198.18.0.1", "198.18.0.2", "127.0.0.254", "10.96.0.1", "fd00:10:96::1", "::1"} {
 		if !strings.Contains(" "+strings.Join(sans, " ")+" ", " "+want+" ") {
 			t.Errorf("serving SANs %v lack %s", sans, want)
 		}
@@ -119,23 +119,6 @@ func TestResolveBinary(t *testing.T) {
 	want = "kube-apiserver binary not found at _output/bin/kube-apiserver: run 'make build' or pass --apiserver-binary"
 	if err == nil || err.Error() != want {
 		t.Fatalf("resolveBinary(default) = %v, want %q", err, want)
-	}
-}
-
-func TestErrorLine(t *testing.T) {
-	tests := map[string]string{
-		"I1121 a\nError: unknown flag: --x\n":         "Error: unknown flag: --x",
-		"I1121 a\nE1121 10:00:00 boom\nI1121 after\n": "E1121 10:00:00 boom",
-		`E1121 22:16:37.114389    8738 run.go:72] "command failed" err="unrecognized feature gate: NoSuchGate"`:           "unrecognized feature gate: NoSuchGate",
-		`E1121 22:16:37.114389 1 server.go:1] "Unable to reach etcd" err="dial tcp: refused" endpoint="x"` + "\nI1121 ok": "Unable to reach etcd: dial tcp: refused",
-		`F1121 22:16:37.114389 1 x.go:1] plain fatal`:                                                                     "plain fatal",
-		"just text\nlast line\n": "last line",
-		"":                       "no output",
-	}
-	for in, want := range tests {
-		if got := errorLine(in); got != want {
-			t.Errorf("errorLine(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

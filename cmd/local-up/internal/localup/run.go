@@ -13,15 +13,27 @@ import (
 )
 
 // Run checks o, starts etcd and the apiservers, prints the ready line on stdout and keeps
-// the cluster up until ctx ends (a clean stop, nil) or a component fails (an error); in
-// both cases nothing it started is left running.
+// the cluster up until ctx ends (a clean stop, nil) or etcd fails (an error); in both
+// cases nothing it started is left running. An apiserver that exits after the start is
+// reported and can be started again; it does not end local-up.
 func Run(ctx context.Context, o *Options, start time.Time, stdout, stderr io.Writer) error {
 	p, err := newPlan(ctx, o)
 	if err != nil {
 		return err
 	}
-	progress(stderr, "using %s (%s)", p.binary, p.version)
+	p.reportBinaries(stderr)
 	return p.run(ctx, start, stdout, stderr)
+}
+
+// reportBinaries names each binary local-up runs and its version line.
+func (p *plan) reportBinaries(w io.Writer) {
+	first := p.members[0]
+	progress(w, "using %s (%s)", first.binary, first.version)
+	for i, m := range p.members[1:] {
+		if m.binary != first.binary {
+			progress(w, "apiserver %d uses %s (%s)", i+1, m.binary, m.version)
+		}
+	}
 }
 
 // run carries out a checked plan.
@@ -41,38 +53,40 @@ func (p *plan) run(ctx context.Context, start time.Time, stdout, stderr io.Write
 	defer server.Stop()
 	progress(stderr, "etcd ready at %s", server.ClientURL)
 
-	exited := make(chan *child, len(p.args))
-	var children []*child
+	c := newCluster(p, certs.Paths, stderr)
 	defer func() {
 		progress(stderr, "stopping")
-		stopChildren(children, stopTimeout)
+		c.stopAll()
 	}()
-	for i, args := range p.args {
-		c, err := startChild(fmt.Sprintf("apiserver-%d", i), p.binary, args, p.layout.apiserverLog(i), exited)
-		if err != nil {
-			return err
-		}
-		children = append(children, c)
+	progress(stderr, "starting %d apiserver(s), logs in %s", len(c.members), p.layout.logDir)
+	if err := c.startAll(ctx); err != nil {
+		return err
 	}
-	progress(stderr, "started %d apiserver(s), logs in %s", len(children), p.layout.logDir)
-
-	client, err := readyClient(certs)
+	server0 := "https://" + p.members[0].endpoint
+	if p.front != "" {
+		f, err := startFront(p.front, c.readyEndpoints)
+		if err != nil {
+			return fmt.Errorf("local-up's front on %s: %w", p.front, err)
+		}
+		defer f.Close()
+		c.mu.Lock()
+		c.front = f
+		c.mu.Unlock()
+		server0 = "https://" + p.front
+	}
+	if err := pki.WriteKubeconfig(p.layout.kubeconfig, server0, certs); err != nil {
+		return err
+	}
+	control, err := serveControl(ctx, p.layout.socket, c)
 	if err != nil {
 		return err
 	}
-	if err := waitReady(ctx, client, children, p.endpoints, p.opts.ReadyTimeout, exited); err != nil {
-		return err
-	}
-	if err := pki.WriteKubeconfig(p.layout.kubeconfig, "https://"+p.endpoints[0], certs); err != nil {
-		return err
-	}
+	defer control.close()
 	fmt.Fprintln(stdout, p.readyLine(time.Since(start)))
 
 	select {
 	case <-ctx.Done():
 		return nil
-	case c := <-exited:
-		return c.exitError()
 	case err := <-server.Err():
 		return fmt.Errorf("etcd failed (log: %s): %w", p.layout.etcdLog(), err)
 	}
@@ -123,12 +137,13 @@ func (p *plan) startEtcd(ctx context.Context, id *identity) (*etcd.Server, error
 
 // readyLine is the one line on stdout telling the user the cluster is up and how to use it.
 func (p *plan) readyLine(elapsed time.Duration) string {
-	at := "https://" + p.endpoints[0]
-	if n := len(p.endpoints); n > 1 {
-		at += " .. https://" + p.endpoints[n-1]
+	n := len(p.members)
+	at := "https://" + p.members[0].endpoint
+	if n > 1 {
+		at += " .. https://" + p.members[n-1].endpoint + ", front https://" + p.front
 	}
 	return fmt.Sprintf("local-up: ready in %.1fs: %d apiserver(s) at %s; kubeconfig: %s",
-		elapsed.Seconds(), len(p.endpoints), at, filepath.Join(p.opts.DataDir, "kubeconfig"))
+		elapsed.Seconds(), n, at, filepath.Join(p.opts.DataDir, "kubeconfig"))
 }
 
 // progress reports a step on stderr, keeping stdout for the ready line.
