@@ -2,9 +2,19 @@
 # verify-k8s-pins.sh checks that go.mod's generated replace block pins exactly the staging
 # modules upstream's go.mod replaces to ./staging, each at the staging version matching the
 # k8s.io/kubernetes requirement, in sorted order. It prints one line per problem.
-# GOMOD_FILE=path checks another go.mod (e.g. a copy) instead of the repo's.
+# GOMOD_FILE=path checks another go.mod (e.g. a copy) instead of the repo's; without it the
+# script checks the repo's go.mod and every upstream release's module in hack/upstream/.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
+
+if [[ -z "${GOMOD_FILE:-}" ]]; then
+  status=0
+  for gomod in go.mod hack/upstream/*/go.mod; do
+    [[ -f "${gomod}" ]] || continue
+    GOMOD_FILE="${gomod}" "$0" || status=1
+  done
+  exit "${status}"
+fi
 
 # Sorting and comparisons below are bytewise, as bump-k8s.sh sorts.
 export LC_ALL=C
@@ -38,7 +48,7 @@ state=before # before, in or after the generated block
 lineno=0
 prev=""
 header_version=""
-header_re='bump-k8s\.sh[[:space:]]+(v[0-9][^[:space:];)]*)'
+header_re='(bump-k8s|pin-upstream)\.sh[[:space:]]+(v[0-9][^[:space:];)]*)'
 begin_line=0
 while IFS= read -r raw || [[ -n "${raw}" ]]; do
   lineno=$((lineno + 1))
@@ -47,7 +57,7 @@ while IFS= read -r raw || [[ -n "${raw}" ]]; do
       state=in
       begin_line=${lineno}
       if [[ "${raw}" =~ ${header_re} ]]; then
-        header_version="${BASH_REMATCH[1]}"
+        header_version="${BASH_REMATCH[2]}"
       fi
       continue
       ;;
@@ -113,7 +123,9 @@ for m in ${upstream}; do
 done
 
 if [[ ${failures} -gt 0 ]]; then
-  netfork::log "${failures} problem(s); regenerate the block with: hack/bump-k8s.sh ${k8s_version}"
+  fix="hack/bump-k8s.sh"
+  [[ "${gomod}" == hack/upstream/* ]] && fix="hack/pin-upstream.sh"
+  netfork::log "${failures} problem(s); regenerate the block with: ${fix} ${k8s_version}"
   exit 1
 fi
 netfork::log "OK: ${#seen[@]} staging modules pinned at ${staging_version} for k8s.io/kubernetes ${k8s_version}"

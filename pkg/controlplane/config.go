@@ -5,14 +5,19 @@ import (
 	"net"
 	"time"
 
+	"k8s.io/component-base/featuregate"
 	upstreamcontrolplane "k8s.io/kubernetes/pkg/controlplane"
-	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
+	"k8s.io/kubernetes/pkg/controlplane/reconcilers"
 	netutils "k8s.io/utils/net"
 )
 
-// Extra is upstream's kube-apiserver configuration plus what netfork adds.
-type Extra struct {
-	upstreamcontrolplane.Extra
+// Config is one netfork kube-apiserver's configuration: upstream's, as
+// upstream's command builds it from the flags, plus what netfork adds.
+type Config struct {
+	upstreamcontrolplane.Config
+
+	// FeatureGate is this apiserver's kube feature gate (a features.Gate), as its flags set it.
+	FeatureGate featuregate.FeatureGate
 
 	// ServiceCIDRController is netfork's ServiceCIDR deletion controller's part.
 	ServiceCIDRController ServiceCIDRController
@@ -32,64 +37,6 @@ type DualStack struct {
 	AdvertiseAddresses []net.IP
 }
 
-// Config is the configuration of one netfork kube-apiserver.
-type Config struct {
-	ControlPlane controlplaneapiserver.Config
-	Extra
-}
-
-// completedConfig is Config with every default filled in.
-type completedConfig struct {
-	ControlPlane controlplaneapiserver.CompletedConfig
-	*Extra
-}
-
-// CompletedConfig can only be made by Complete, so New never sees an unfilled Config.
-type CompletedConfig struct {
-	*completedConfig
-}
-
-// NewConfig takes over the configuration upstream's command builds from the flags.
-func NewConfig(upstream *upstreamcontrolplane.Config) *Config {
-	return &Config{
-		ControlPlane: upstream.ControlPlane,
-		Extra:        Extra{Extra: upstream.Extra},
-	}
-}
-
-// Complete fills in defaults. netfork constructs the endpoint reconciler itself
-// and then lets upstream complete the rest (discovery addresses, NodePort range,
-// intervals), which is plain configuration and stays upstream's.
-func (c *Config) Complete() (CompletedConfig, error) {
-	if c.MasterEndpointReconcileTTL == 0 {
-		c.MasterEndpointReconcileTTL = upstreamcontrolplane.DefaultEndpointReconcilerTTL
-	}
-	if c.EndpointReconcilerConfig.Interval == 0 {
-		c.EndpointReconcilerConfig.Interval = upstreamcontrolplane.DefaultEndpointReconcilerInterval
-	}
-	if c.DualStack.Enabled && c.SecondaryAPIServerServiceIP == nil && c.SecondaryServiceIPRange.IP != nil {
-		// upstream leaves it unset: it never publishes the secondary family
-		ip, err := netutils.GetIndexedIP(&c.SecondaryServiceIPRange, 1)
-		if err != nil {
-			return CompletedConfig{}, fmt.Errorf("choosing the kubernetes Service's IP in %s: %w", c.SecondaryServiceIPRange.String(), err)
-		}
-		c.SecondaryAPIServerServiceIP = ip
-	}
-	if c.EndpointReconcilerConfig.Reconciler == nil {
-		reconciler, err := c.newEndpointReconciler()
-		if err != nil {
-			return CompletedConfig{}, fmt.Errorf("creating the %q endpoint reconciler: %w", c.EndpointReconcilerType, err)
-		}
-		c.EndpointReconcilerConfig.Reconciler = reconciler
-	}
-
-	upstream := &upstreamcontrolplane.Config{ControlPlane: c.ControlPlane, Extra: c.Extra.Extra}
-	done := upstream.Complete()
-	c.ControlPlane = upstream.ControlPlane
-	c.Extra.Extra = *done.Extra
-	return CompletedConfig{&completedConfig{ControlPlane: done.ControlPlane, Extra: &c.Extra}}, nil
-}
-
 // ServiceCIDRController configures netfork's ServiceCIDR deletion controller;
 // the zero value is production's: running, with the KEP's grace period.
 type ServiceCIDRController struct {
@@ -98,4 +45,65 @@ type ServiceCIDRController struct {
 	Disabled bool
 	// DeletionGracePeriod, when set, replaces servicecidrs.DefaultDeletionGracePeriod; tests shorten it.
 	DeletionGracePeriod time.Duration
+}
+
+// completedConfig is Config with every default filled in.
+type completedConfig struct {
+	// Upstream is upstream's completed configuration.
+	Upstream upstreamcontrolplane.CompletedConfig
+
+	FeatureGate           featuregate.FeatureGate
+	ServiceCIDRController ServiceCIDRController
+	DualStack             DualStack
+}
+
+// CompletedConfig can only be made by Complete, so New never sees an unfilled Config.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// Complete gives the dual-stack lease reconciler and the kubernetes Service's
+// secondary IP, which only netfork has, then lets upstream complete the rest,
+// including every other endpoint reconciler.
+func (c *Config) Complete() (CompletedConfig, error) {
+	if c.FeatureGate == nil {
+		return CompletedConfig{}, fmt.Errorf("controlplane.Config has no FeatureGate")
+	}
+	if c.DualStack.Enabled {
+		if err := c.completeDualStack(); err != nil {
+			return CompletedConfig{}, err
+		}
+	}
+	return CompletedConfig{&completedConfig{
+		Upstream:              c.Config.Complete(),
+		FeatureGate:           c.FeatureGate,
+		ServiceCIDRController: c.ServiceCIDRController,
+		DualStack:             c.DualStack,
+	}}, nil
+}
+
+// completeDualStack picks the kubernetes Service's secondary IP, which upstream
+// leaves unset as it never publishes that family, and builds netfork's lease reconciler.
+func (c *Config) completeDualStack() error {
+	if c.SecondaryAPIServerServiceIP == nil && c.SecondaryServiceIPRange.IP != nil {
+		ip, err := netutils.GetIndexedIP(&c.SecondaryServiceIPRange, 1)
+		if err != nil {
+			return fmt.Errorf("choosing the kubernetes Service's IP in %s: %w", c.SecondaryServiceIPRange.String(), err)
+		}
+		c.SecondaryAPIServerServiceIP = ip
+	}
+	switch c.EndpointReconcilerType {
+	case "", reconcilers.LeaseEndpointReconcilerType:
+	default:
+		return nil
+	}
+	if c.EndpointReconcilerConfig.Reconciler != nil {
+		return nil
+	}
+	reconciler, err := c.newDualStackLeaseReconciler()
+	if err != nil {
+		return fmt.Errorf("creating the dual-stack lease endpoint reconciler: %w", err)
+	}
+	c.EndpointReconcilerConfig.Reconciler = reconciler
+	return nil
 }

@@ -25,27 +25,31 @@ const (
 // addKubernetesServiceController is the one place the controller of the
 // `kubernetes` Service and its endpoints is built and started.
 func (c CompletedConfig) addKubernetesServiceController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
-	_, publicServicePort, err := c.ControlPlane.Generic.SecureServing.HostPort()
+	// upstream-shim begin: k8s.io/kubernetes/pkg/controlplane/instance.go CompletedConfig.New
+	_, publicServicePort, err := c.Upstream.ControlPlane.Generic.SecureServing.HostPort()
 	if err != nil {
 		return fmt.Errorf("failed to get listener address: %w", err)
 	}
-	if r, ok := c.EndpointReconcilerConfig.Reconciler.(netforkreconcilers.Reconciler); ok {
+	// upstream-shim end
+	if r, ok := c.Upstream.EndpointReconcilerConfig.Reconciler.(netforkreconcilers.Reconciler); ok {
 		return c.addDualStackKubernetesServiceController(server, client, r, publicServicePort)
 	}
-	publicIP := c.ControlPlane.Generic.PublicAddress
-	if err := c.EndpointReconcilerConfig.Reconciler.ValidateIP(publicIP); err != nil {
+	// upstream-shim begin: k8s.io/kubernetes/pkg/controlplane/instance.go CompletedConfig.New
+	publicIP := c.Upstream.ControlPlane.Generic.PublicAddress
+	if err := c.Upstream.EndpointReconcilerConfig.Reconciler.ValidateIP(publicIP); err != nil {
 		return fmt.Errorf("cannot use --advertise-address %s with the endpoint reconciler: %w", publicIP, err)
 	}
 
 	ctrl := kubernetesservice.New(kubernetesservice.Config{
 		PublicIP:                  publicIP,
-		EndpointReconciler:        c.EndpointReconcilerConfig.Reconciler,
-		EndpointInterval:          c.EndpointReconcilerConfig.Interval,
-		ServiceIP:                 c.APIServerServiceIP,
-		ServicePort:               c.APIServerServicePort,
+		EndpointReconciler:        c.Upstream.EndpointReconcilerConfig.Reconciler,
+		EndpointInterval:          c.Upstream.EndpointReconcilerConfig.Interval,
+		ServiceIP:                 c.Upstream.APIServerServiceIP,
+		ServicePort:               c.Upstream.APIServerServicePort,
 		PublicServicePort:         publicServicePort,
-		KubernetesServiceNodePort: c.KubernetesServiceNodePort,
-	}, client, c.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
+		KubernetesServiceNodePort: c.Upstream.KubernetesServiceNodePort,
+	}, client, c.Upstream.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
+	// upstream-shim end
 	return addKubernetesServiceHooks(server, ctrl)
 }
 
@@ -59,6 +63,7 @@ type kubernetesServiceController interface {
 // addKubernetesServiceHooks starts ctrl after the apiserver starts and stops it
 // when shutdown starts, under upstream's hook names.
 func addKubernetesServiceHooks(server *genericapiserver.GenericAPIServer, ctrl kubernetesServiceController) error {
+	// upstream-shim begin: k8s.io/kubernetes/pkg/controlplane/instance.go CompletedConfig.New
 	if err := server.AddPostStartHook(KubernetesServiceHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		ctrl.Start(hookContext.Done())
 		return nil
@@ -69,16 +74,17 @@ func addKubernetesServiceHooks(server *genericapiserver.GenericAPIServer, ctrl k
 		ctrl.Stop()
 		return nil
 	})
+	// upstream-shim end
 }
 
 // addDefaultServiceCIDRController is the one place the controller of the
 // `kubernetes` ServiceCIDR is built. Every apiserver runs one, only with
 // MultiCIDRServiceAllocator, and is not ready before the ServiceCIDR exists.
 func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
-	if !features.Enabled(features.MultiCIDRServiceAllocator) {
+	if !c.FeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
 		return nil
 	}
-	ctrl := defaultservicecidr.New(c.ServiceIPRange, c.SecondaryServiceIPRange, client)
+	ctrl := defaultservicecidr.New(c.Upstream.ServiceIPRange, c.Upstream.SecondaryServiceIPRange, client)
 	return server.AddPostStartHook(DefaultServiceCIDRHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		// The default ServiceCIDR must exist before the apiserver is ready, or no
 		// Service could get a ClusterIP.
@@ -95,10 +101,10 @@ const ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
 // controller is built. One apiserver at a time runs it, elected on a Lease,
 // only with MultiCIDRServiceAllocator and unless --enable-servicecidr-controller=false.
 func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
-	if !features.Enabled(features.MultiCIDRServiceAllocator) || c.ServiceCIDRController.Disabled {
+	if !c.FeatureGate.Enabled(features.MultiCIDRServiceAllocator) || c.ServiceCIDRController.Disabled {
 		return nil
 	}
-	networking := c.ControlPlane.Extra.VersionedInformers.Networking().V1()
+	networking := c.Upstream.ControlPlane.Extra.VersionedInformers.Networking().V1()
 	cidrs, ips := networking.ServiceCIDRs(), networking.IPAddresses()
 	// ask for both informers now, so that the factory starts them with the others
 	cidrs.Informer()
@@ -107,7 +113,7 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 	if d := c.ServiceCIDRController.DeletionGracePeriod; d > 0 {
 		opts = append(opts, servicecidrs.WithDeletionGracePeriod(d))
 	}
-	election := &servicecidrs.LeaderElection{Identity: c.ControlPlane.Generic.APIServerID}
+	election := &servicecidrs.LeaderElection{Identity: c.Upstream.ControlPlane.Generic.APIServerID}
 
 	return server.AddPostStartHook(ServiceCIDRControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		go func() {

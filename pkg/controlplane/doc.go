@@ -1,8 +1,11 @@
-// Package controlplane assembles netfork's kube-apiserver. It stands in for
-// k8s.io/kubernetes/pkg/controlplane (v1.37.1), whose Instance builds the core
-// storage, the kubernetes-Service controller, the endpoint reconciler and the
-// default-ServiceCIDR controller with no seam to swap any of them. netfork keeps
-// upstream's configuration (controlplane.Extra) and generic control plane
-// (pkg/controlplane/apiserver) as they are and owns only the assembly: each of
-// those four pieces is constructed in exactly one function of this package.
+// Package controlplane assembles netfork's kube-apiserver on upstream's
+// k8s.io/kubernetes/pkg/controlplane (v1.37.1). Upstream's configuration,
+// its Complete (discovery addresses, defaults, every endpoint reconciler
+// netfork does not change) and its list of storage providers are used as they
+// are; netfork replaces, by API group, the core provider (its Service storage)
+// and the networking provider (ServiceCIDR checks, in-process IPAddress
+// writes), and owns the controllers upstream's Instance starts with no seam:
+// the kubernetes-Service controller and the default-ServiceCIDR controller,
+// plus its own ServiceCIDR deletion controller. The lines that necessarily
+// stand beside upstream's are listed in hack/upstream-shims.txt.
 package controlplane

@@ -16,7 +16,7 @@ import (
 func (c CompletedConfig) addDualStackKubernetesServiceController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface, r netforkreconcilers.Reconciler, publicServicePort int) error {
 	addresses := c.DualStack.AdvertiseAddresses
 	if len(addresses) == 0 {
-		addresses = []net.IP{c.ControlPlane.Generic.PublicAddress}
+		addresses = []net.IP{c.Upstream.ControlPlane.Generic.PublicAddress}
 	}
 	for _, ip := range addresses {
 		if err := r.ValidateIP(ip); err != nil {
@@ -25,14 +25,14 @@ func (c CompletedConfig) addDualStackKubernetesServiceController(server *generic
 	}
 	ctrl, err := netforkkubernetesservice.New(netforkkubernetesservice.Config{
 		Reconciler:                r,
-		Interval:                  c.EndpointReconcilerConfig.Interval,
-		ServiceIP:                 c.APIServerServiceIP,
-		SecondaryServiceIP:        c.SecondaryAPIServerServiceIP,
-		ServicePort:               c.APIServerServicePort,
+		Interval:                  c.Upstream.EndpointReconcilerConfig.Interval,
+		ServiceIP:                 c.Upstream.APIServerServiceIP,
+		SecondaryServiceIP:        c.Upstream.SecondaryAPIServerServiceIP,
+		ServicePort:               c.Upstream.APIServerServicePort,
 		PublicServicePort:         publicServicePort,
-		KubernetesServiceNodePort: c.KubernetesServiceNodePort,
-		ShutdownDelay:             c.ControlPlane.Generic.ShutdownDelayDuration,
-	}, client, c.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
+		KubernetesServiceNodePort: c.Upstream.KubernetesServiceNodePort,
+		ShutdownDelay:             c.Upstream.ControlPlane.Generic.ShutdownDelayDuration,
+	}, client, c.Upstream.ControlPlane.Extra.VersionedInformers.Core().V1().Services())
 	if err != nil {
 		return err
 	}

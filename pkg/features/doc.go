@@ -1,13 +1,14 @@
-// Package features declares netfork's feature gates next to upstream's
-// k8s.io/kubernetes/pkg/features (v1.37.1), which netfork keeps as-is for every
-// gate it does not own.
+// Package features owns the feature gates netfork adds to upstream's
+// k8s.io/kubernetes/pkg/features (v1.37.1) and the two it unlocks.
 //
-// Upstream 1.37 locks MultiCIDRServiceAllocator and DisableAllocatorDualWrite to
-// true, and a locked spec cannot be changed in upstream's feature gate. netfork
-// keeps those two in a gate of its own (Gate), fed by the same --feature-gates
-// flag (WrapFeatureGatesFlag), and netfork's code asks Enabled, which answers
-// them from Gate and everything else from upstream's gate. Upstream code that
-// still reads upstream's gate sees them locked to true; netfork owns every place
-// where their value changes behavior (the allocators, their repair loops and the
-// default-ServiceCIDR controller).
+// Upstream 1.37 locks MultiCIDRServiceAllocator and DisableAllocatorDualWrite
+// to true, and a locked spec cannot be set in upstream's gate. Gate is the
+// kube component's gate of one apiserver: registered in the component
+// registry in place of upstream's, it answers those two (with upstream's own
+// versioned specs, unlocked) and DualStackAPIServer itself and hands every
+// other feature to upstream's gate, so --feature-gates, --emulated-version
+// and the kubernetes_feature_enabled metric all go through upstream's code.
+// netfork's code receives the Gate in its configuration; upstream code that
+// reads the process-wide utilfeature.DefaultFeatureGate keeps seeing the two
+// locked to true, which the README lists read by read.
 package features

@@ -2,7 +2,6 @@ package features
 
 import (
 	"k8s.io/apimachinery/pkg/util/version"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 )
@@ -22,54 +21,29 @@ const (
 	DisableAllocatorDualWrite = kubefeatures.DisableAllocatorDualWrite
 )
 
-// binaryVersion is the version netfork's own gate is evaluated at.
-var binaryVersion = version.MustParse("1.37")
-
-// netforkFeatureGates are the gates netfork adds to upstream's feature gate.
+// netforkFeatureGates are the gates netfork adds; each spec's version is the
+// release netfork introduced it in, not the binary's version.
 var netforkFeatureGates = map[featuregate.Feature]featuregate.VersionedSpecs{
 	DualStackAPIServer: {
-		{Version: binaryVersion, Default: false, PreRelease: featuregate.Alpha},
+		{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha},
 	},
 }
 
-// unlockedFeatureGates are upstream gates that netfork serves from Gate, unlocked.
-var unlockedFeatureGates = map[featuregate.Feature]featuregate.VersionedSpecs{
-	MultiCIDRServiceAllocator: {
-		{Version: binaryVersion, Default: true, PreRelease: featuregate.GA},
-	},
-	DisableAllocatorDualWrite: {
-		{Version: binaryVersion, Default: true, PreRelease: featuregate.GA},
-	},
-}
+// unlockedFeatureGates are upstream's gates that netfork serves with upstream's
+// specs minus the lock.
+var unlockedFeatureGates = []featuregate.Feature{MultiCIDRServiceAllocator, DisableAllocatorDualWrite}
 
-// Gate holds the upstream gates netfork unlocks. Tests set them here, e.g. with
-// featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, false).
-var Gate = newUnlockedGate()
-
-func newUnlockedGate() featuregate.MutableVersionedFeatureGate {
-	g := featuregate.NewVersionedFeatureGate(binaryVersion)
-	if err := g.AddVersioned(unlockedFeatureGates); err != nil {
-		panic(err) // the specs above are constant; an error here is a programming error
+// unlocked returns upstream's specs of f without LockToDefault; a stage that
+// only locked the previous one is dropped, since featuregate refuses a
+// transition that changes nothing.
+func unlocked(specs featuregate.VersionedSpecs) featuregate.VersionedSpecs {
+	var out featuregate.VersionedSpecs
+	for _, s := range specs {
+		s.LockToDefault = false
+		if n := len(out); n > 0 && out[n-1].PreRelease == s.PreRelease && out[n-1].Default == s.Default {
+			continue
+		}
+		out = append(out, s)
 	}
-	return g
-}
-
-// AddToGate registers netfork's gates on gate; adding them twice is harmless,
-// so every apiserver a test process starts may call it.
-func AddToGate(gate featuregate.MutableVersionedFeatureGate) error {
-	return gate.AddVersioned(netforkFeatureGates)
-}
-
-// IsUnlocked tells whether netfork serves f from Gate rather than upstream's gate.
-func IsUnlocked(f featuregate.Feature) bool {
-	_, ok := unlockedFeatureGates[f]
-	return ok
-}
-
-// Enabled answers for any gate: the unlocked ones from Gate, the rest from upstream's.
-func Enabled(f featuregate.Feature) bool {
-	if IsUnlocked(f) {
-		return Gate.Enabled(f)
-	}
-	return utilfeature.DefaultFeatureGate.Enabled(f)
+	return out
 }

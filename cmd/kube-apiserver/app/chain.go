@@ -12,7 +12,8 @@ import (
 // CreateServerChain builds apiextensions -> netfork's kube-apiserver -> aggregator,
 // each delegating what it does not serve to the one before.
 func CreateServerChain(config CompletedConfig) (*aggregatorapiserver.APIAggregator, error) {
-	notFoundHandler := notfoundhandler.New(config.KubeAPIs.ControlPlane.Generic.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go CreateServerChain
+	notFoundHandler := notfoundhandler.New(config.KubeAPIs.Upstream.ControlPlane.Generic.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
 	apiExtensionsServer, err := config.APIExtensions.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFoundHandler))
 	if err != nil {
 		return nil, err
@@ -26,4 +27,5 @@ func CreateServerChain(config CompletedConfig) (*aggregatorapiserver.APIAggregat
 
 	return controlplaneapiserver.CreateAggregatorServer(config.Aggregator, kubeAPIServer.ControlPlane.GenericAPIServer,
 		apiExtensionsServer.Informers.Apiextensions().V1().CustomResourceDefinitions(), crdAPIEnabled, apiVersionPriorities)
+	// upstream-shim end
 }

@@ -34,8 +34,11 @@ func NewConfig(opts options.CompletedOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	kubeAPIs := controlplane.NewConfig(upstream.KubeAPIs)
-	kubeAPIs.ServiceCIDRController.Disabled = !opts.EnableServiceCIDRController
+	kubeAPIs := &controlplane.Config{
+		Config:                *upstream.KubeAPIs,
+		FeatureGate:           opts.FeatureGate(),
+		ServiceCIDRController: controlplane.ServiceCIDRController{Disabled: !opts.EnableServiceCIDRController},
+	}
 	if opts.DualStackEnabled() {
 		// GenericConfig.PublicAddress holds only the primary advertise address
 		kubeAPIs.DualStack = controlplane.DualStack{Enabled: true, AdvertiseAddresses: opts.DualStack.AdvertiseAddresses}

@@ -25,85 +25,114 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
-	"github.com/netfork/netfork/pkg/features"
 )
+
+// long is the command's description.
+const long = `The Kubernetes API server validates and configures data
+for the api objects which include pods, services, replicationcontrollers, and
+others. This is netfork's build: upstream's kube-apiserver with netfork's
+Service networking (multi-CIDR ClusterIPs, allocation bands, dual-stack apiserver).`
 
 // NewAPIServerCommand returns the kube-apiserver command with upstream's flags
 // and netfork's feature gates.
 func NewAPIServerCommand() *cobra.Command {
-	s := options.NewServerRunOptions()
-	ctx := genericapiserver.SetupSignalContext()
-	featureGate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
-	if err := features.AddToGate(featureGate.(featuregate.MutableVersionedFeatureGate)); err != nil {
-		panic(fmt.Sprintf("registering netfork's feature gates: %v", err))
+	if err := options.RegisterFeatureGate(); err != nil {
+		panic(fmt.Sprintf("registering netfork's feature gates: %v", err)) // upstream's specs are constant; this is a programming error
 	}
-
+	c := &command{s: options.NewServerRunOptions()}
+	c.registry = c.s.GenericServerRunOptions.ComponentGlobalsRegistry
+	c.gate = c.registry.FeatureGateFor(basecompatibility.DefaultKubeComponent).(featuregate.MutableFeatureGate)
+	ctx := genericapiserver.SetupSignalContext()
 	cmd := &cobra.Command{
-		Use: "kube-apiserver",
-		Long: `The Kubernetes API server validates and configures data
-for the api objects which include pods, services, replicationcontrollers, and
-others. This is netfork's build: upstream's kube-apiserver with netfork's
-Service networking (multi-CIDR ClusterIPs, allocation bands, dual-stack apiserver).`,
-
+		Use:  "kube-apiserver",
+		Long: long,
+		// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go NewAPIServerCommand
 		// stop printing usage when the command errors
-		SilenceUsage: true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
-			if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
-				return err
-			}
-			// loopback clients should not log warnings the apiserver issued to itself
-			rest.SetDefaultWarningHandler(rest.NoWarnings{})
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			verflag.PrintAndExitIfRequested()
-			if err := logsapi.ValidateAndApply(s.Logs, featureGate); err != nil {
-				return err
-			}
-			cliflag.PrintFlags(cmd.Flags())
-
-			completed, err := s.Complete(ctx)
-			if err != nil {
-				return err
-			}
-			if errs := completed.Validate(); len(errs) != 0 {
-				return utilerrors.NewAggregate(errs)
-			}
-			featureGate.(featuregate.MutableFeatureGate).AddMetrics()
-			s.GenericServerRunOptions.ComponentGlobalsRegistry.AddMetrics()
-			return Run(ctx, completed)
-		},
-		Args: func(cmd *cobra.Command, args []string) error {
-			for _, arg := range args {
-				if len(arg) > 0 {
-					return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
-				}
-			}
-			return nil
-		},
+		SilenceUsage:      true,
+		PersistentPreRunE: c.preRun,
+		RunE:              func(cmd *cobra.Command, _ []string) error { return c.run(ctx, cmd) },
+		Args:              c.args,
 	}
 	cmd.SetContext(ctx)
-
-	namedFlagSets := s.Flags()
-	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
+	namedFlagSets := c.s.Flags()
+	c.s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
 	verflag.AddFlags(namedFlagSets.FlagSet("global"))
 	globalflag.AddGlobalFlags(namedFlagSets.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range namedFlagSets.FlagSets {
 		cmd.Flags().AddFlagSet(f)
 	}
-	if err := features.WrapFeatureGatesFlag(cmd.Flags()); err != nil {
-		panic(fmt.Sprintf("unlocking netfork's feature gates: %v", err))
-	}
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, namedFlagSets, cols)
+	// upstream-shim end
 	return cmd
+}
+
+// command holds what the command's steps share.
+type command struct {
+	s        *options.ServerRunOptions
+	registry basecompatibility.ComponentGlobalsRegistry
+	gate     featuregate.MutableFeatureGate
+	// gatesSet tells preRun that args has set the gates already.
+	gatesSet bool
+}
+
+// args runs after the flags are parsed and before logging starts, so a bad
+// value there reads as upstream's flag parse errors do.
+func (c *command) args(cmd *cobra.Command, args []string) error {
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go NewAPIServerCommand
+	for _, arg := range args {
+		if len(arg) > 0 {
+			return fmt.Errorf("%q does not take any arguments, got %q", cmd.CommandPath(), args)
+		}
+	}
+	// upstream-shim end
+	// A gate error is left to preRun, which reports it as upstream does.
+	if err := c.registry.Set(); err != nil {
+		return nil
+	}
+	c.gatesSet = true
+	return c.s.ValidateAddressFlags()
+}
+
+func (c *command) preRun(*cobra.Command, []string) error {
+	if !c.gatesSet {
+		if err := c.registry.Set(); err != nil {
+			return err
+		}
+	}
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go NewAPIServerCommand
+	// loopback clients should not log warnings the apiserver issued to itself
+	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	return nil
+	// upstream-shim end
+}
+
+func (c *command) run(ctx context.Context, cmd *cobra.Command) error {
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go NewAPIServerCommand
+	verflag.PrintAndExitIfRequested()
+	if err := logsapi.ValidateAndApply(c.s.Logs, c.gate); err != nil {
+		return err
+	}
+	cliflag.PrintFlags(cmd.Flags())
+	completed, err := c.s.Complete(ctx)
+	if err != nil {
+		return err
+	}
+	if errs := completed.Validate(); len(errs) != 0 {
+		return utilerrors.NewAggregate(errs)
+	}
+	c.gate.AddMetrics()
+	c.registry.AddMetrics()
+	return Run(ctx, completed)
+	// upstream-shim end
 }
 
 // Run builds the server chain from completed options and serves until ctx ends.
 func Run(ctx context.Context, opts options.CompletedOptions) error {
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go Run
 	klog.InfoS("Version", "version", utilversion.Get())
 	klog.InfoS("Golang settings", "GOGC", os.Getenv("GOGC"), "GOMAXPROCS", os.Getenv("GOMAXPROCS"), "GOTRACEBACK", os.Getenv("GOTRACEBACK"))
-
+	// upstream-shim end
 	prepared, err := NewServer(opts)
 	if err != nil {
 		return err
@@ -149,6 +178,7 @@ func newServer(opts options.CompletedOptions, configure []func(*Config)) (Prepar
 	for _, f := range configure {
 		f(config)
 	}
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go Run
 	completed, err := config.Complete()
 	if err != nil {
 		return nil, err
@@ -157,9 +187,6 @@ func newServer(opts options.CompletedOptions, configure []func(*Config)) (Prepar
 	if err != nil {
 		return nil, err
 	}
-	prepared, err := server.PrepareRun()
-	if err != nil {
-		return nil, err
-	}
-	return prepared, nil
+	return server.PrepareRun()
+	// upstream-shim end
 }

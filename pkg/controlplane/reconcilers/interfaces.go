@@ -66,6 +66,7 @@ type Reconciler interface {
 	// serving=true, terminating=true) and keeps its leases alive; call it again
 	// to refresh them while the apiserver still serves.
 	MarkTerminating(ctx context.Context, ports []corev1.EndpointPort) (Decision, error)
-	// Remove deletes this apiserver's leases and its endpoints.
-	Remove(ctx context.Context, ports []corev1.EndpointPort) error
+	// Remove deletes this apiserver's leases and its endpoints, and returns the
+	// decision the apiservers left behind call for (no members when none is live).
+	Remove(ctx context.Context, ports []corev1.EndpointPort) (Decision, error)
 }

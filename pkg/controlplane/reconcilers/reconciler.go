@@ -140,29 +140,33 @@ func (r *LeaseReconciler) refresh(ctx context.Context) error {
 }
 
 // Remove deletes the upstream lease, then the address lease, and writes the
-// endpoints without this apiserver. A peer's write in between makes it read
-// and write again, a few times, rather than leave the peer's view in place.
-func (r *LeaseReconciler) Remove(ctx context.Context, ports []corev1.EndpointPort) error {
+// endpoints without this apiserver; it returns the decision for the apiservers
+// left. A peer's write in between makes it read and write again, a few times,
+// rather than leave the peer's view in place.
+func (r *LeaseReconciler) Remove(ctx context.Context, ports []corev1.EndpointPort) (Decision, error) {
 	r.lock.Lock()
 	defer r.lock.Unlock()
 	legacyErr := r.legacy.RemoveLease(r.addresses[0])
 	if legacyErr != nil && !storage.IsNotFound(legacyErr) {
-		return fmt.Errorf("removing lease %s%s: %w", LegacyLeasesPrefix, r.addresses[0], legacyErr)
+		return Decision{}, fmt.Errorf("removing lease %s%s: %w", LegacyLeasesPrefix, r.addresses[0], legacyErr)
 	}
 	if err := r.leases.Remove(ctx, r.addresses[0]); err != nil {
-		return err
+		return Decision{}, err
 	}
 	if storage.IsNotFound(legacyErr) && !r.stopped.Load() {
 		// nothing was published: a clean start, as upstream's reconciler sees it
-		return nil
+		return Decision{}, nil
 	}
-	var err error
+	var (
+		d   Decision
+		err error
+	)
 	for range removeAttempts {
-		if _, err = r.sync(ctx, ports, r.stopped.Load()); err == nil || !retryable(err) {
-			return err
+		if d, err = r.sync(ctx, ports, r.stopped.Load()); err == nil || !retryable(err) {
+			return d, err
 		}
 	}
-	return err
+	return d, err
 }
 
 // sync reads the objects, then the leases, decides and writes.
@@ -216,7 +220,8 @@ func (r *LeaseReconciler) ReconcileEndpoints(_ string, _ net.IP, ports []corev1.
 
 // RemoveEndpoints is upstream's entry point for Remove.
 func (r *LeaseReconciler) RemoveEndpoints(_ string, _ net.IP, ports []corev1.EndpointPort) error {
-	return r.Remove(context.TODO(), ports)
+	_, err := r.Remove(context.TODO(), ports)
+	return err
 }
 
 // StopReconciling turns later Reconcile calls into ErrStopped and lets Remove

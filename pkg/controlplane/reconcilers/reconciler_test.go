@@ -68,8 +68,11 @@ func wantSlice(t *testing.T, c *cluster, name string, addressType discoveryv1.Ad
 	}
 }
 
-func wantNoSlice(t *testing.T, c *cluster, name string) {
+// wantNoIPv6Slice fails if the IPv4-primary cluster has an IPv6 EndpointSlice
+// for the kubernetes Service, i.e. it is advertised single-stack.
+func wantNoIPv6Slice(t *testing.T, c *cluster) {
 	t.Helper()
+	name := SecondarySliceName(ServiceName, corev1.IPv6Protocol)
 	if s := c.slice(name); s != nil {
 		t.Errorf("EndpointSlice %s exists with %v, want none", name, endpointsOf(t, s))
 	}
@@ -116,7 +119,7 @@ func TestReconcileMixedClusterWritesWhatUpstreamWrites(t *testing.T) {
 				t.Errorf("Endpoints ready %v not ready %v, want ready [%s %s]", ready, notReady, ipA, ipB)
 			}
 			wantSlice(t, c, ServiceName, discoveryv1.AddressTypeIPv4, map[string]string{ipA: "ready", ipB: "ready"})
-			wantNoSlice(t, c, "kubernetes-ipv6")
+			wantNoIPv6Slice(t, c)
 		})
 	}
 }
@@ -184,7 +187,7 @@ func TestReconcileSecondarySliceFollowsTheOldestApiserver(t *testing.T) {
 	if d := c.reconcile(a); d.Shape != ShapeUpstream {
 		t.Fatalf("shape %s with an upstream apiserver live, want %s", d.Shape, ShapeUpstream)
 	}
-	wantNoSlice(t, c, "kubernetes-ipv6")
+	wantNoIPv6Slice(t, c)
 	wantSlice(t, c, ServiceName, discoveryv1.AddressTypeIPv4, map[string]string{ipA: "ready", ipB: "ready", ipD: "ready"})
 
 	// the upstream apiserver stops without removing its lease; netfork's keep refreshing
@@ -256,7 +259,7 @@ func TestReconcileTerminatingHandOff(t *testing.T) {
 	if _, err := b.Reconcile(ctx, httpsPorts); !errors.Is(err, ErrStopped) {
 		t.Errorf("Reconcile after StopReconciling = %v, want ErrStopped", err)
 	}
-	if err := b.Remove(ctx, httpsPorts); err != nil {
+	if _, err := b.Remove(ctx, httpsPorts); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
 	for _, step := range []string{"b removed itself", "a reconciled"} {
@@ -298,7 +301,7 @@ func TestRemove(t *testing.T) {
 	ctx := context.Background()
 	t.Run("clean start writes nothing", func(t *testing.T) {
 		c := newCluster(t, corev1.IPv4Protocol, corev1.IPv6Protocol)
-		if err := c.netfork(ipA, ip6A).Remove(ctx, httpsPorts); err != nil {
+		if _, err := c.netfork(ipA, ip6A).Remove(ctx, httpsPorts); err != nil {
 			t.Fatalf("Remove with no leases: %v", err)
 		}
 		if n := writes(c); n != 0 {
@@ -308,7 +311,7 @@ func TestRemove(t *testing.T) {
 	t.Run("stale leases of a previous run refuse to erase the last endpoint", func(t *testing.T) {
 		c := newCluster(t, corev1.IPv4Protocol, corev1.IPv6Protocol)
 		c.reconcile(c.netfork(ipA, ip6A))
-		err := c.netfork(ipA, ip6A).Remove(ctx, httpsPorts)
+		_, err := c.netfork(ipA, ip6A).Remove(ctx, httpsPorts)
 		if err == nil {
 			t.Fatal("Remove of the only apiserver while running succeeded, want upstream's refusal to erase every endpoint")
 		}
@@ -319,11 +322,11 @@ func TestRemove(t *testing.T) {
 		r := c.netfork(ipA, ip6A)
 		c.reconcile(r)
 		r.StopReconciling()
-		if err := r.Remove(ctx, httpsPorts); err != nil {
+		if _, err := r.Remove(ctx, httpsPorts); err != nil {
 			t.Fatalf("Remove: %v", err)
 		}
 		wantSlice(t, c, ServiceName, discoveryv1.AddressTypeIPv4, map[string]string{})
-		wantNoSlice(t, c, "kubernetes-ipv6")
+		wantNoIPv6Slice(t, c)
 		if len(c.legacy.live()) != 0 || len(c.leases.live()) != 0 {
 			t.Errorf("leases left: upstream %v, address %v", c.legacy.live(), c.leases.live())
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +39,8 @@ const (
 	// shutdownDelay is the graceful apiserver's --shutdown-delay-duration,
 	// how long it serves as terminating before it removes itself.
 	shutdownDelay = 6 * time.Second
+	// passesTimeout bounds a wait for reconcile passes, upstream's every 10 s among them.
+	passesTimeout = 2 * time.Minute
 )
 
 // Advertised addresses: Endpoints may not hold loopback addresses, so the
@@ -63,6 +67,9 @@ type kubernetesService struct {
 	ready, notReady []string
 	// versions are the resourceVersions of every object, to spot any write.
 	versions map[string]string
+	// slicesListed is the resourceVersion of the EndpointSlice list: no
+	// slice missing from it existed then.
+	slicesListed string
 }
 
 type sliceView struct {
@@ -87,6 +94,7 @@ func observe(ctx context.Context, client kubernetes.Interface) (kubernetesServic
 	if err != nil {
 		return v, err
 	}
+	v.slicesListed = slices.ResourceVersion
 	for _, s := range slices.Items {
 		view := sliceView{addressType: s.AddressType, endpoints: map[string]string{}}
 		for _, ep := range s.Endpoints {
@@ -178,25 +186,143 @@ func (v kubernetesService) singleStack(ips ...string) error {
 	return nil
 }
 
-// waitShape polls until check passes on what client sees, failing after within.
-func waitShape(t *testing.T, client kubernetes.Interface, what string, within time.Duration, check func(kubernetesService) error) kubernetesService {
+// waitShape looks at what client sees until check passes, failing after
+// within. It looks again after each write to the kubernetes Service's objects
+// in etcd, the only thing that changes what it sees, so it never sleeps.
+func waitShape(t *testing.T, c cluster, what string, within time.Duration, check func(kubernetesService) error) kubernetesService {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	writes := c.watch(ctx, c.revision(t)+1)
 	start := time.Now()
 	var last kubernetesService
 	var lastErr error
-	for time.Since(start) < within {
-		last, lastErr = observe(ctx, client)
+	for {
+		last, lastErr = observe(context.Background(), c.client)
 		if lastErr == nil {
 			if lastErr = check(last); lastErr == nil {
 				t.Logf("%s after %s", what, time.Since(start).Round(10*time.Millisecond))
 				return last
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		if !nextObjectWrite(writes, c.prefix) {
+			t.Fatalf("not %s within %s: %v", what, within, lastErr)
+		}
 	}
-	t.Fatalf("not %s within %s: %v", what, within, lastErr)
-	return last
+}
+
+// nextObjectWrite waits for the next write to one of the kubernetes Service's
+// objects; false once the watch ended.
+func nextObjectWrite(writes clientv3.WatchChan, prefix string) bool {
+	for resp := range writes {
+		for _, ev := range resp.Events {
+			if _, ok := objectOf(prefix, string(ev.Kv.Key)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// objectOf names the kubernetes Service's object stored at key as observe's
+// versions do ("service", "endpoints", "slice/NAME"); false for other keys.
+func objectOf(prefix, key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, prefix+"/")
+	if !ok {
+		return "", false
+	}
+	switch rest {
+	case "services/specs/default/kubernetes":
+		return "service", true
+	case "services/endpoints/default/kubernetes":
+		return "endpoints", true
+	}
+	name, ok := strings.CutPrefix(rest, "endpointslices/default/")
+	if ok && (name == "kubernetes" || strings.HasPrefix(name, "kubernetes-")) {
+		return "slice/" + name, true
+	}
+	return "", false
+}
+
+// legacyLeaseKey is where the apiserver advertising ip renews upstream's
+// lease, first thing in each of its reconcile passes, in netfork as in upstream.
+func (c cluster) legacyLeaseKey(ip string) string {
+	return path.Join(c.prefix, reconcilers.LegacyLeasesPrefix, ip)
+}
+
+// whilePasses follows, from v's observation on, the writes to the kubernetes
+// Service's objects that v does not hold yet, calling onWrite with each, until
+// every lease key of renewals was renewed that many times after the call: n+1
+// renewals of an apiserver's lease mean n of its reconcile passes ran whole
+// (a pass writes its endpoints after renewing, and passes do not overlap).
+// It fails the test after timeout.
+func whilePasses(t *testing.T, c cluster, v kubernetesService, renewals map[string]int, timeout time.Duration, onWrite func(object string, ev *clientv3.Event)) {
+	t.Helper()
+	now := c.revision(t)
+	from := now
+	for _, rv := range v.versions {
+		from = min(from, revision(t, rv))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	writes := c.watch(ctx, from+1)
+	seen := map[string]int{}
+	done := func() bool {
+		for key, n := range renewals {
+			if seen[key] < n {
+				return false
+			}
+		}
+		return true
+	}
+	for !done() {
+		resp, ok := <-writes
+		if !ok {
+			t.Fatalf("leases renewed %v times within %s, want %v", seen, timeout, renewals)
+		}
+		for _, ev := range resp.Events {
+			key := string(ev.Kv.Key)
+			if _, counted := renewals[key]; counted && ev.Type == clientv3.EventTypePut && ev.Kv.ModRevision > now {
+				seen[key]++
+			}
+			object, ok := objectOf(c.prefix, key)
+			if !ok {
+				continue
+			}
+			seenBy, held := v.versions[object]
+			if !held && strings.HasPrefix(object, "slice/") {
+				seenBy = v.slicesListed
+			}
+			if seenBy != "" && ev.Kv.ModRevision <= revision(t, seenBy) {
+				continue // v saw it, or saw it gone
+			}
+			onWrite(object, ev)
+		}
+	}
+	t.Logf("leases renewed %v times", seen)
+}
+
+// cluster is what the test reads: the kubernetes Service through an
+// apiserver, and its objects and the leases in etcd under prefix.
+type cluster struct {
+	client kubernetes.Interface
+	etcd   *clientv3.Client
+	prefix string
+}
+
+// watch follows every write under the cluster's prefix from revision rev on, until ctx ends.
+func (c cluster) watch(ctx context.Context, rev int64) clientv3.WatchChan {
+	return c.etcd.Watch(ctx, c.prefix+"/", clientv3.WithPrefix(), clientv3.WithRev(rev))
+}
+
+// revision is etcd's revision now.
+func (c cluster) revision(t *testing.T) int64 {
+	t.Helper()
+	resp, err := c.etcd.Get(context.Background(), c.prefix)
+	if err != nil {
+		t.Fatalf("reading etcd's revision: %v", err)
+	}
+	return resp.Header.Revision
 }
 
 func ipv4s(ids ...int) []string {
@@ -240,10 +366,10 @@ func TestDualStackLeaseReconciler(t *testing.T) {
 		startDualStack(t, prefix, 2),
 		startDualStack(t, prefix, 3, fmt.Sprintf("--shutdown-delay-duration=%s", shutdownDelay)),
 	}
-	client := servers[0].Client
+	c := cluster{client: servers[0].Client, etcd: etcdClient(t), prefix: prefix}
 
 	if !t.Run("three dual-stack apiservers", func(t *testing.T) {
-		waitShape(t, client, "dual-stack over the three apiservers", shapeDeadline,
+		waitShape(t, c, "dual-stack over the three apiservers", shapeDeadline,
 			func(v kubernetesService) error { return v.dualStack(1, 2, 3) })
 		checkLeaseKeys(ctx, t, prefix, 3)
 	}) {
@@ -263,9 +389,9 @@ func TestDualStackLeaseReconciler(t *testing.T) {
 		if _, err := etcd.Put(ctx, path.Join(prefix, reconcilers.LegacyLeasesPrefix, stale), value, clientv3.WithLease(lease.ID)); err != nil {
 			t.Fatal(err)
 		}
-		waitShape(t, client, "single-stack with the stale lease", shapeDeadline,
+		waitShape(t, c, "single-stack with the stale lease", shapeDeadline,
 			func(v kubernetesService) error { return v.singleStack(append(ipv4s(1, 2, 3), stale)...) })
-		waitShape(t, client, "dual-stack after the stale lease expired", staleTTL*time.Second+shapeDeadline,
+		waitShape(t, c, "dual-stack after the stale lease expired", staleTTL*time.Second+shapeDeadline,
 			func(v kubernetesService) error { return v.dualStack(1, 2, 3) })
 	}) {
 		return
@@ -275,25 +401,28 @@ func TestDualStackLeaseReconciler(t *testing.T) {
 		const upstreamIP = "198.18.0.9"
 		upstream := framework.StartUpstreamAPIServer(t, framework.WithEtcdPrefix(prefix),
 			framework.WithFlags("--endpoint-reconciler-type=lease", "--advertise-address="+upstreamIP))
-		settled := waitShape(t, client, "single-stack with upstream's apiserver", shapeDeadline,
+		settled := waitShape(t, c, "single-stack with upstream's apiserver", shapeDeadline,
 			func(v kubernetesService) error { return v.singleStack(append(ipv4s(1, 2, 3), upstreamIP)...) })
 
-		// no flap: nothing is written for 10 intervals (two of upstream's own)
-		for end := time.Now().Add(10 * reconcileInterval); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			v, err := observe(ctx, client)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := v.singleStack(append(ipv4s(1, 2, 3), upstreamIP)...); err != nil {
-				t.Fatalf("flapped while both kinds run: %v", err)
-			}
-			if !reflect.DeepEqual(v.versions, settled.versions) {
-				t.Fatalf("objects rewritten while both kinds run: resourceVersions %v, were %v", v.versions, settled.versions)
-			}
+		// no flap: nothing is written while each netfork apiserver makes 10
+		// reconcile passes and upstream's makes 2 of its own
+		renewals := map[string]int{c.legacyLeaseKey(upstreamIP): 2 + 1}
+		for _, ip := range ipv4s(1, 2, 3) {
+			renewals[c.legacyLeaseKey(ip)] = 10 + 1
+		}
+		whilePasses(t, c, settled, renewals, passesTimeout, func(object string, ev *clientv3.Event) {
+			t.Fatalf("%s rewritten (%s at revision %d) while both kinds run; observed %v", object, ev.Type, ev.Kv.ModRevision, settled.versions)
+		})
+		v, err := observe(ctx, c.client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.singleStack(append(ipv4s(1, 2, 3), upstreamIP)...); err != nil || !reflect.DeepEqual(v.versions, settled.versions) {
+			t.Fatalf("flapped while both kinds run: %v; resourceVersions %v, were %v", err, v.versions, settled.versions)
 		}
 
 		upstream.Stop()
-		waitShape(t, client, "dual-stack after upstream's apiserver stopped", shapeDeadline,
+		waitShape(t, c, "dual-stack after upstream's apiserver stopped", shapeDeadline,
 			func(v kubernetesService) error { return v.dualStack(1, 2, 3) })
 	}) {
 		return
@@ -307,7 +436,7 @@ func TestDualStackLeaseReconciler(t *testing.T) {
 			leaving.Stop()
 		}()
 		ip4, ip6 := advertised(3)
-		waitShape(t, client, "terminating while it shuts down", shapeDeadline, func(v kubernetesService) error {
+		waitShape(t, c, "terminating while it shuts down", shapeDeadline, func(v kubernetesService) error {
 			if v.slices["kubernetes"].endpoints[ip4] != "terminating" || v.slices["kubernetes-ipv6"].endpoints[ip6] != "terminating" {
 				return fmt.Errorf("slices %+v, want %s and %s terminating", v.slices, ip4, ip6)
 			}
@@ -320,20 +449,54 @@ func TestDualStackLeaseReconciler(t *testing.T) {
 		if _, err := leaving.Client.Discovery().ServerVersion(); err != nil {
 			t.Errorf("the terminating apiserver does not serve: %v", err)
 		}
-		waitShape(t, client, "removed once it stops serving", shutdownDelay+shapeDeadline,
+		removed := waitShape(t, c, "removed once it stops serving", shutdownDelay+shapeDeadline,
 			func(v kubernetesService) error { return v.dualStack(1, 2) })
 		<-stopped
-		// its peers never put it back
-		for end := time.Now().Add(3 * reconcileInterval); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			v, err := observe(ctx, client)
-			if err != nil {
-				t.Fatal(err)
+		// its peers never put it back: no object they write during 3 of their passes holds its addresses
+		renewals := map[string]int{}
+		for _, ip := range ipv4s(1, 2) {
+			renewals[c.legacyLeaseKey(ip)] = 3 + 1
+		}
+		whilePasses(t, c, removed, renewals, passesTimeout, func(object string, ev *clientv3.Event) {
+			if held := addressesIn(t, ev); slices.Contains(held, ip4) || slices.Contains(held, ip6) {
+				t.Fatalf("after the apiserver left, %s was written holding its addresses: %v", object, held)
 			}
-			if err := v.dualStack(1, 2); err != nil {
-				t.Fatalf("after the apiserver left: %v", err)
-			}
+		})
+		v, err := observe(ctx, c.client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.dualStack(1, 2); err != nil {
+			t.Fatalf("after the apiserver left: %v", err)
 		}
 	})
+}
+
+// addressesIn are the addresses an EndpointSlice or Endpoints written in ev
+// holds; none for a deletion or another kind of object.
+func addressesIn(t *testing.T, ev *clientv3.Event) []string {
+	t.Helper()
+	if ev.Type != clientv3.EventTypePut {
+		return nil
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(ev.Kv.Value, nil, nil)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", ev.Kv.Key, err)
+	}
+	var out []string
+	switch o := obj.(type) {
+	case *discoveryv1.EndpointSlice:
+		for _, ep := range o.Endpoints {
+			out = append(out, ep.Addresses...)
+		}
+	case *corev1.Endpoints:
+		for _, sub := range o.Subsets {
+			for _, a := range append(sub.Addresses, sub.NotReadyAddresses...) {
+				out = append(out, a.IP)
+			}
+		}
+	}
+	return out
 }
 
 // checkLeaseKeys reads both kinds of lease from etcd: upstream's key and

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 	ipcontroller "github.com/netfork/netfork/pkg/registry/core/service/ipallocator/controller"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -53,6 +55,34 @@ func TestIPAddressRepairMigratesServicesStoredInEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAllocatorIPAddress(t, a, during)
+}
+
+// TestLegacyClusterIPWithLeadingZeros stores a Service as clusters before 1.20
+// could, with ClusterIP 010.096.000.202: the repair loop gives it the IPAddress
+// of 10.96.0.202, and while the Service holds it no other Service gets that
+// address, not even after its IPAddress is deleted by hand (the allocator then
+// holds it through the shared ClusterIP index; the repair loop recreates the
+// IPAddress at its next pass).
+func TestLegacyClusterIPWithLeadingZeros(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := framework.StartAPIServer(t)
+	legacy := storeService(ctx, t, etcdClient(t), s.EtcdPrefix, "legacy", "010.096.000.202")
+	checkAllocatorIPAddress(t, waitIPAddress(ctx, t, s.Client, "10.96.0.202", legacy), legacy)
+
+	taker := clusterIPService("taker")
+	taker.Spec.ClusterIP = "10.96.0.202"
+	for round := range 3 {
+		if round > 0 {
+			if err := s.Client.NetworkingV1().IPAddresses().Delete(ctx, "10.96.0.202", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Fatal(err)
+			}
+		}
+		_, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, taker, metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), "already allocated") {
+			t.Fatalf("round %d: a Service asking for 10.96.0.202, which the legacy Service holds, got %v; want upstream's already-allocated error", round, err)
+		}
+	}
 }
 
 // TestIPAddressRepairRemovesOrphansAfterGrace creates IPAddresses that no
@@ -110,8 +140,8 @@ func TestIPAddressRepairRemovesOrphansAfterGrace(t *testing.T) {
 // TestIPAddressRepairSkewWithUpstream runs netfork's repair loop and upstream
 // v1.37.1's on one etcd: the IPAddress netfork's repair creates for a Service
 // stored without one passes upstream's first pass and informer-driven checks,
-// and the one upstream's allocator creates passes netfork's; neither is
-// recreated (same UID) nor flagged.
+// and the one upstream's allocator creates passes netfork's informer-driven
+// checks and first pass; neither is recreated (same UID) nor flagged.
 func TestIPAddressRepairSkewWithUpstream(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
@@ -133,8 +163,12 @@ func TestIPAddressRepairSkewWithUpstream(t *testing.T) {
 		}
 		uids[ip] = a.UID
 	}
-	// Both loops are event-driven after their first pass; give them time to act on what they saw.
-	time.Sleep(5 * time.Second)
+	// Upstream's first pass, which its readiness waited for, judged netfork's
+	// IPAddress. A repair loop's first pass judges every Service and IPAddress
+	// before its apiserver is ready, so a second netfork apiserver, ready,
+	// has judged upstream's: the positive signal that netfork's repair had
+	// its chance to flag, remove or recreate it.
+	framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
 	for ip, uid := range uids {
 		a, err := upstream.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
 		if err != nil || a.UID != uid {
@@ -161,7 +195,9 @@ func storeService(ctx context.Context, t *testing.T, etcd *clientv3.Client, pref
 	var families []corev1.IPFamily
 	for _, ip := range ips {
 		family := corev1.IPv4Protocol
-		if mustAddr(t, ip).Is6() {
+		if addr, ok := clusterip.Parse(ip); !ok {
+			t.Fatalf("storing Service %s: %q is no IP", name, ip)
+		} else if addr.Is6() {
 			family = corev1.IPv6Protocol
 		}
 		families = append(families, family)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
@@ -100,7 +102,8 @@ func TestDefaultServiceCIDRFirstApiserverWins(t *testing.T) {
 	first := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
 	created := servicecidrtest.Eventually(t, first.Client, defaultServiceCIDRName, "ready", isReady)
 
-	second := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), framework.WithFlags("--service-cluster-ip-range=10.100.0.0/16"))
+	// a process, so that its /metrics count only its own controllers' work
+	second := framework.StartNetforkProcess(t, framework.WithEtcdPrefix(prefix), framework.WithFlags("--service-cluster-ip-range=10.100.0.0/16"))
 	event := waitEvent(ctx, t, second.Client, defaultservicecidr.ReasonError, "10.100.0.0/16")
 	if event.Type != corev1.EventTypeWarning || event.Regarding.Kind != "ServiceCIDR" || event.Regarding.Name != defaultServiceCIDRName {
 		t.Errorf("event %s is %s about %s %s, want a Warning about ServiceCIDR %s",
@@ -110,7 +113,22 @@ func TestDefaultServiceCIDRFirstApiserverWins(t *testing.T) {
 		t.Errorf("event note %q does not name the kept CIDRs", event.Note)
 	}
 
-	time.Sleep(2 * time.Second) // a few of the second apiserver's syncs
+	// The event comes from the second apiserver's sync that decided to keep
+	// the object. Its work queue counts the syncs that finished (upstream's
+	// workqueue metrics): once the count passes the one read now, that sync
+	// has run to its end. A label on the object brings the next sync at once
+	// rather than at the 10 s resync.
+	finished := queueFinished(ctx, t, second, "default_service_cidr")
+	patch := []byte(`{"metadata":{"labels":{"netfork.test/touched":"true"}}}`)
+	if _, err := first.Client.NetworkingV1().ServiceCIDRs().Patch(ctx, defaultServiceCIDRName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		return queueFinished(ctx, t, second, "default_service_cidr") > finished, nil
+	})
+	if err != nil {
+		t.Fatalf("the second apiserver's default-ServiceCIDR controller finished no sync after its event: %v", err)
+	}
 	kept := getServiceCIDR(ctx, t, second.Client, defaultServiceCIDRName)
 	if kept.UID != created.UID || !slices.Equal(kept.Spec.CIDRs, created.Spec.CIDRs) {
 		t.Errorf("the default ServiceCIDR changed to %v (uid %s); want the first apiserver's %v (uid %s)",
@@ -173,7 +191,13 @@ func TestServiceCIDRDeletion(t *testing.T) {
 		if msg := readyCondition(blocked).Message; !strings.Contains(msg, "IPAddress 10.201.0.10 ") {
 			t.Errorf("Terminating message %q does not name 10.201.0.10", msg)
 		}
-		time.Sleep(2 * testGracePeriod)
+		// An empty ServiceCIDR deleted after busy goes once its grace has run,
+		// later than busy's would: by then the controller (one worker) had its
+		// chance to release busy at the end of its grace.
+		createServiceCIDR(ctx, t, s.Client, "sentinel", "10.209.0.0/24")
+		servicecidrtest.Eventually(t, s.Client, "sentinel", "protected and ready", protectedAndReady)
+		deleteServiceCIDR(ctx, t, s.Client, "sentinel")
+		waitServiceCIDRGone(ctx, t, s.Client, "sentinel")
 		if still := getServiceCIDR(ctx, t, s.Client, "busy"); !slices.Contains(still.Finalizers, servicecidrs.Finalizer) {
 			t.Fatalf("finalizer removed while 10.201.0.10 is inside: %+v", still)
 		}
@@ -228,9 +252,14 @@ func TestServiceCIDRControllerDisabled(t *testing.T) {
 	ctx := context.Background()
 	s := framework.StartAPIServer(t, deletionControllerOff)
 	servicecidrtest.Eventually(t, s.Client, defaultServiceCIDRName, "ready", isReady)
+	// The deletion controller starts from its post-start hook, which /readyz
+	// would list: with the hook absent nothing can finalize, so the checks
+	// below need no waiting.
+	if checks := readyzChecks(ctx, t, s.Client); slices.Contains(checks, "poststarthook/"+controlplane.ServiceCIDRControllerHookName) {
+		t.Fatalf("/readyz checks %v hold %s with --enable-servicecidr-controller=false", checks, controlplane.ServiceCIDRControllerHookName)
+	}
 	createServiceCIDR(ctx, t, s.Client, "unguarded", "10.204.0.0/24")
 
-	time.Sleep(2 * time.Second) // what the controller would have needed many times over
 	for _, name := range []string{defaultServiceCIDRName, "unguarded"} {
 		c := getServiceCIDR(ctx, t, s.Client, name)
 		if slices.Contains(c.Finalizers, servicecidrs.Finalizer) {
@@ -432,4 +461,26 @@ func readyzChecks(ctx context.Context, t *testing.T, client kubernetes.Interface
 		}
 	}
 	return checks
+}
+
+// queueFinished is how many items the work queue name of an apiserver run as
+// a process has finished, from its /metrics.
+func queueFinished(ctx context.Context, t *testing.T, s *framework.APIServer, name string) int {
+	t.Helper()
+	body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("GET /metrics: %v", err)
+	}
+	series := fmt.Sprintf("workqueue_work_duration_seconds_count{name=%q}", name)
+	for _, line := range strings.Split(string(body), "\n") {
+		if value, ok := strings.CutPrefix(line, series+" "); ok {
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				t.Fatalf("/metrics %s: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("/metrics has no %s", series)
+	return 0
 }

@@ -12,13 +12,9 @@ import (
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/util/compatibility"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	basecompatibility "k8s.io/component-base/compatibility"
-	"k8s.io/component-base/featuregate"
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/cmd/kube-apiserver/app/options"
@@ -42,8 +38,6 @@ type APIServer struct {
 // Stop shuts the apiserver down and waits for it; the test's cleanup calls it too.
 func (s *APIServer) Stop() { s.stop() }
 
-var addGatesOnce sync.Once
-
 // serverCounter names in-process apiservers apart; several may share an etcd prefix.
 var serverCounter atomic.Int64
 
@@ -51,13 +45,7 @@ var serverCounter atomic.Int64
 // loopback port, waits until /readyz passes, and stops it when the test ends.
 func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	t.Helper()
-	addGatesOnce.Do(func() {
-		if err := features.AddToGate(utilfeature.DefaultMutableFeatureGate); err != nil {
-			t.Fatalf("framework: registering netfork's feature gates: %v", err)
-		}
-	})
 	o := newServerOptions(t, opts)
-	setFeatureGates(t, o.featureGates)
 
 	dir := t.TempDir()
 	creds := newCredentials(t, dir)
@@ -69,7 +57,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	}
 	s.SecureServing.ServerCert.CertDirectory = dir
 
-	args := append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds), o.flags...)
+	args := append(append(defaultFlags(EtcdURL(t), o.etcdPrefix, creds), o.flags...), featureGateFlag(o)...)
 	informerName, err := cache.NewInformerName(fmt.Sprintf("kube-apiserver-%d", serverCounter.Add(1)))
 	if err != nil {
 		t.Fatalf("framework: %v", err)
@@ -105,39 +93,16 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	t.Cleanup(stop)
 
 	result := newAPIServer(t, creds.adminConfig(servingURL(s)), o.etcdPrefix, stop)
-	waitReady(t, result, run)
+	waitReady(t, result, run.exitsOn())
 	return result
 }
 
-// setFeatureGates sets gates for the rest of the test, each on the gate that owns
-// it: netfork's for the gates it unlocks, upstream's process-wide gate otherwise.
-func setFeatureGates(t *testing.T, gates map[featuregate.Feature]bool) {
-	netfork, upstream := featuregatetesting.FeatureOverrides{}, featuregatetesting.FeatureOverrides{}
-	for name, on := range gates {
-		if features.IsUnlocked(name) {
-			netfork[name] = on
-		} else {
-			upstream[name] = on
-		}
-	}
-	if len(netfork) > 0 {
-		featuregatetesting.SetFeatureGatesDuringTest(t, features.Gate, netfork)
-	}
-	if len(upstream) > 0 {
-		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, upstream)
-	}
-}
-
 // newServerRunOptions returns netfork's kube-apiserver options bound to a flag
-// set, with a component registry of their own so flags never touch another
-// server's; feature gates are copied from the process-wide gate.
+// set, with a component registry and feature gate of their own, so one
+// apiserver's flags, feature gates included, never touch another's.
 func newServerRunOptions() (*options.ServerRunOptions, *pflag.FlagSet) {
-	featureGate := utilfeature.DefaultMutableFeatureGate.DeepCopy()
-	effectiveVersion := compatibility.DefaultKubeEffectiveVersionForTest()
-	effectiveVersion.SetEmulationVersion(featureGate.EmulationVersion())
-	effectiveVersion.SetMinCompatibilityVersion(featureGate.MinCompatibilityVersion())
-	registry := basecompatibility.NewComponentGlobalsRegistry()
-	if err := registry.Register(basecompatibility.DefaultKubeComponent, effectiveVersion, featureGate); err != nil {
+	registry, err := features.NewRegistry(compatibility.DefaultKubeEffectiveVersionForTest())
+	if err != nil {
 		panic(fmt.Sprintf("registering the kube component: %v", err))
 	}
 

@@ -29,13 +29,12 @@ type serverOptions struct {
 }
 
 // WithFlags appends kube-apiserver flags after the framework's defaults, so they override them.
-// Feature gates go through WithFeatureGates, not --feature-gates.
 func WithFlags(flags ...string) Option {
 	return func(o *serverOptions) { o.flags = append(o.flags, flags...) }
 }
 
-// WithFeatureGates sets gates for the rest of the test. In-process apiservers
-// read the process-wide gate, so every apiserver of the test sees the same values.
+// WithFeatureGates sets the apiserver's feature gates with --feature-gates;
+// each apiserver has a gate of its own, so tests with different gates may run in parallel.
 func WithFeatureGates(gates map[featuregate.Feature]bool) Option {
 	return func(o *serverOptions) {
 		if o.featureGates == nil {
@@ -83,11 +82,6 @@ func newServerOptions(t testing.TB, opts []Option) *serverOptions {
 	}
 	if o.etcdPrefix == "" {
 		o.etcdPrefix = NewEtcdPrefix(t)
-	}
-	for _, f := range o.flags {
-		if strings.HasPrefix(f, "--feature-gates") {
-			t.Fatalf("framework: pass feature gates with WithFeatureGates, not %q: in-process apiservers share the process-wide gate", f)
-		}
 	}
 	return o
 }

@@ -2,14 +2,17 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/netfork/netfork/internal/proc"
 )
 
 // readyTimeout bounds an apiserver's start; a cold 2-core machine needs tens of seconds.
 const readyTimeout = 2 * time.Minute
 
-// exitStatus records how a server's run ended; err is set before done closes.
+// exitStatus records how an in-process server's run ended; err is set before done closes.
 type exitStatus struct {
 	done chan struct{}
 	err  error
@@ -20,24 +23,15 @@ func (e *exitStatus) exit(err error) {
 	close(e.done)
 }
 
-// waitReady polls /readyz until it passes, failing early when the server exits.
-func waitReady(t testing.TB, s *APIServer, run *exitStatus) {
+// waitReady waits for s's /readyz, failing the test early when exits fires.
+func waitReady(t testing.TB, s *APIServer, exits proc.ReadyOption) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
-	defer cancel()
-	var lastErr error
-	for {
-		body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(ctx)
-		if err == nil {
-			return
-		}
-		lastErr = err
-		select {
-		case <-run.done:
-			t.Fatalf("framework: apiserver at %s exited before it was ready: %v", s.Config.Host, run.err)
-		case <-ctx.Done():
-			t.Fatalf("framework: apiserver at %s not ready after %s: %v\n%s", s.Config.Host, readyTimeout, lastErr, body)
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := proc.WaitReady(context.Background(), s.Config, proc.Interval(100*time.Millisecond), proc.Timeout(readyTimeout), exits); err != nil {
+		t.Fatalf("framework: apiserver at %s: %v", s.Config.Host, err)
 	}
+}
+
+// exitsOn fails a readiness wait once an in-process server's run has ended.
+func (e *exitStatus) exitsOn() proc.ReadyOption {
+	return proc.FailsOn(e.done, func() error { return fmt.Errorf("exited before it was ready: %v", e.err) })
 }

@@ -1,18 +1,19 @@
 package framework
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/netfork/netfork/internal/proc"
 )
 
 // UpstreamBinaryEnv names a prebuilt upstream kube-apiserver to use instead of building one.
@@ -143,26 +144,17 @@ func startProcessAPIServer(t *testing.T, binary string, opts []Option) *APIServe
 	args = append(args, o.flags...)
 
 	logPath := filepath.Join(dir, "kube-apiserver.log")
-	logFile, err := os.Create(logPath)
+	p, err := proc.Start(proc.Spec{Name: filepath.Base(binary), Path: binary, Args: args, LogPath: logPath})
 	if err != nil {
 		t.Fatalf("framework: %v", err)
 	}
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		t.Fatalf("framework: starting %s: %v", binary, err)
-	}
-	run := &exitStatus{done: make(chan struct{})}
-	go func() {
-		run.exit(cmd.Wait())
-		logFile.Close()
-	}()
-
 	var once sync.Once
 	stop := func() {
-		once.Do(func() { stopProcess(t, cmd.Process, run, logPath) })
+		once.Do(func() {
+			if killed := p.Stop(shutdownTimeout); killed {
+				t.Errorf("framework: pid %d did not stop within %s of SIGTERM; killed (log %s)", p.Pid(), shutdownTimeout, logPath)
+			}
+		})
 	}
 	t.Cleanup(stop)
 
@@ -173,36 +165,21 @@ func startProcessAPIServer(t *testing.T, binary string, opts []Option) *APIServe
 			logTail(t, logPath)
 		}
 	})
-	waitReady(t, s, run)
+	waitReady(t, s, proc.ExitsOn(p))
 	return s
 }
 
-// featureGateFlag passes a process apiserver the gates in-process ones get through WithFeatureGates.
+// featureGateFlag is WithFeatureGates as a --feature-gates flag, sorted so logs read the same each run.
 func featureGateFlag(o *serverOptions) []string {
 	if len(o.featureGates) == 0 {
 		return nil
 	}
-	var b bytes.Buffer
+	gates := make([]string, 0, len(o.featureGates))
 	for name, on := range o.featureGates {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%s=%t", name, on)
+		gates = append(gates, fmt.Sprintf("%s=%t", name, on))
 	}
-	return []string{"--feature-gates=" + b.String()}
-}
-
-// stopProcess sends SIGTERM, then SIGKILL if the process has not exited in time.
-func stopProcess(t testing.TB, p *os.Process, run *exitStatus, logPath string) {
-	_ = p.Signal(syscall.SIGTERM)
-	select {
-	case <-run.done:
-		return
-	case <-time.After(shutdownTimeout):
-	}
-	_ = p.Kill()
-	<-run.done
-	t.Errorf("framework: pid %d did not stop within %s of SIGTERM; killed (log %s)", p.Pid, shutdownTimeout, logPath)
+	sort.Strings(gates)
+	return []string{"--feature-gates=" + strings.Join(gates, ",")}
 }
 
 // logTail prints the end of a failed process's log into the test output.

@@ -5,6 +5,8 @@ import (
 	"net"
 
 	upstreamoptions "k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
 // CompletedOptions are upstream's completed options plus the addresses the
@@ -16,6 +18,8 @@ type CompletedOptions struct {
 	// host; later steps (endpoint reconciler, kubernetes Service) read it here.
 	DualStack DualStack
 
+	// featureGate is the kube feature gate as the flags left it.
+	featureGate *features.Gate
 	// dualStackEnabled is the DualStackAPIServer gate as the flags left it.
 	dualStackEnabled bool
 	// autodetected tells that DualStack came from the host, not the flags, so a
@@ -29,7 +33,11 @@ type CompletedOptions struct {
 // Complete decides the per-family addresses first, so upstream's Complete finds
 // the primary ones in its fields and defaults only what is still unset.
 func (s *ServerRunOptions) Complete(ctx context.Context) (CompletedOptions, error) {
-	enabled := s.dualStackEnabled()
+	gate, err := s.featureGate()
+	if err != nil {
+		return CompletedOptions{}, err
+	}
+	enabled := gate.Enabled(features.DualStackAPIServer)
 	plan, err := s.completeDualStack(enabled)
 	if err != nil {
 		return CompletedOptions{}, err
@@ -44,6 +52,7 @@ func (s *ServerRunOptions) Complete(ctx context.Context) (CompletedOptions, erro
 	return CompletedOptions{
 		CompletedOptions: completed,
 		DualStack:        plan.finish(completed),
+		featureGate:      gate,
 		dualStackEnabled: enabled,
 		autodetected:     plan.autodetected,
 
@@ -81,3 +90,6 @@ func listenerAddresses(ln net.Listener) []net.IP {
 	}
 	return ips
 }
+
+// FeatureGate is the kube feature gate (netfork's features.Gate) as these options' flags set it.
+func (o CompletedOptions) FeatureGate() *features.Gate { return o.featureGate }

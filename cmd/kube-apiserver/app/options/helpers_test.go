@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"k8s.io/apiserver/pkg/util/compatibility"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	basecompatibility "k8s.io/component-base/compatibility"
 
 	"github.com/netfork/netfork/pkg/features"
@@ -57,21 +55,11 @@ func host(v4, v6 string) dualstack.Resolver {
 	}
 }
 
-// addGatesOnce registers netfork's gates on the process-wide gate that each test copies.
-var addGatesOnce sync.Once
-
-// newTestRegistry returns a component registry of its own, whose gate is a copy
-// of the process-wide one with netfork's gates, so no test's flags touch another's.
+// newTestRegistry returns a component registry of its own with netfork's
+// gate, so no test's flags touch another's.
 func newTestRegistry(t *testing.T) basecompatibility.ComponentGlobalsRegistry {
 	t.Helper()
-	addGatesOnce.Do(func() {
-		if err := features.AddToGate(utilfeature.DefaultMutableFeatureGate); err != nil {
-			t.Fatalf("registering netfork's gates: %v", err)
-		}
-	})
-	registry := basecompatibility.NewComponentGlobalsRegistry()
-	err := registry.Register(basecompatibility.DefaultKubeComponent,
-		compatibility.DefaultKubeEffectiveVersionForTest(), utilfeature.DefaultMutableFeatureGate.DeepCopy())
+	registry, err := features.NewRegistry(compatibility.DefaultKubeEffectiveVersionForTest())
 	if err != nil {
 		t.Fatalf("registering the kube component: %v", err)
 	}

@@ -3,6 +3,8 @@ package options
 import (
 	"fmt"
 
+	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
 	basecompatibility "k8s.io/component-base/compatibility"
 	upstreamoptions "k8s.io/kubernetes/cmd/kube-apiserver/app/options"
@@ -37,9 +39,31 @@ type ServerRunOptions struct {
 	EnableServiceCIDRController bool
 }
 
-// NewServerRunOptions returns upstream's defaults.
+// NewServerRunOptions returns upstream's defaults. Their component registry
+// must hold netfork's features.Gate as the kube component's gate: the command
+// calls RegisterFeatureGate first, tests build a registry with features.NewRegistry.
 func NewServerRunOptions() *ServerRunOptions {
 	return &ServerRunOptions{ServerRunOptions: upstreamoptions.NewServerRunOptions(), EnableServiceCIDRController: true}
+}
+
+// RegisterFeatureGate makes netfork's features.Gate, over upstream's
+// process-wide gate, the kube component of upstream's default registry, so
+// --feature-gates and --emulated-version reach netfork's gates through
+// upstream's flag code, and upstream's admission reads the same effective
+// version. k8s.io/apiserver registers the kube component with upstream's gate
+// when it is loaded, and a registry replaces nothing, so the registry is reset
+// first; nothing else is registered in a kube-apiserver by then.
+func RegisterFeatureGate() error {
+	registry := compatibility.DefaultComponentGlobalsRegistry
+	if _, done := registry.FeatureGateFor(basecompatibility.DefaultKubeComponent).(*features.Gate); done {
+		return nil
+	}
+	gate, err := features.NewGate(utilfeature.DefaultMutableFeatureGate)
+	if err != nil {
+		return err
+	}
+	registry.Reset()
+	return registry.Register(basecompatibility.DefaultKubeComponent, compatibility.DefaultBuildEffectiveVersion(), gate)
 }
 
 // Flags returns upstream's flag sets with --bind-address and --advertise-address
@@ -65,13 +89,30 @@ func (s *ServerRunOptions) Flags() cliflag.NamedFlagSets {
 	return fss
 }
 
-// dualStackEnabled reads the gate these options' flags set, which is upstream's
-// process-wide gate in the binary and a copy of it in in-process tests.
-func (s *ServerRunOptions) dualStackEnabled() bool {
-	if s.GenericServerRunOptions != nil && s.GenericServerRunOptions.ComponentGlobalsRegistry != nil {
-		if gate := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent); gate != nil {
-			return gate.Enabled(features.DualStackAPIServer)
+// featureGate is the kube feature gate these options' flags set: netfork's
+// features.Gate, registered by NewServerRunOptions or, in tests, by whoever
+// built the registry.
+func (s *ServerRunOptions) featureGate() (*features.Gate, error) {
+	gate, ok := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent).(*features.Gate)
+	if !ok {
+		return nil, fmt.Errorf("the kube component's feature gate is not netfork's features.Gate: register one (features.NewGate) before building the options")
+	}
+	return gate, nil
+}
+
+// ValidateAddressFlags returns upstream's flag parse error for a pair in
+// --bind-address or --advertise-address while DualStackAPIServer is off. The
+// command calls it once the gates are set and before logging starts, where
+// upstream reports the same value as it parses the flag.
+func (s *ServerRunOptions) ValidateAddressFlags() error {
+	gate, err := s.featureGate()
+	if err != nil || gate.Enabled(features.DualStackAPIServer) {
+		return err
+	}
+	for _, f := range []*dualstack.AddressFlag{s.BindAddress, s.AdvertiseAddress} {
+		if _, err := f.Addresses(false); err != nil {
+			return err
 		}
 	}
-	return features.Enabled(features.DualStackAPIServer)
+	return nil
 }

@@ -6,15 +6,48 @@ import (
 	"strings"
 
 	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
-// Validate runs upstream's validation, then, when the gate is on, netfork's dual-stack rules.
+// maxBitmapCIDRBits is upstream's limit on a range kept in a bitmap (2^20 addresses).
+const maxBitmapCIDRBits = 20
+
+// Validate runs upstream's validation, then netfork's checks of what its gates
+// change: the bitmap range limit and, with DualStackAPIServer, the dual-stack rules.
 func (o CompletedOptions) Validate() []error {
-	errs := o.CompletedOptions.Validate()
+	return append(o.CompletedOptions.Validate(), o.validateNetfork()...)
+}
+
+// validateNetfork checks what netfork's gates change.
+func (o CompletedOptions) validateNetfork() []error {
+	var errs []error
+	if features.ClusterIPAllocationOf(o.featureGate).UsesBitmaps() {
+		errs = append(errs, o.validateBitmapRanges()...)
+	}
 	if o.dualStackEnabled {
 		errs = append(errs, o.validateDualStack()...)
 	}
 	return errs
+}
+
+// validateBitmapRanges refuses service ranges too large for a bitmap in etcd.
+// Upstream's validation does so while its gates allow bitmaps, but it reads
+// upstream's gate, which locks them off; the words are upstream's.
+func (o CompletedOptions) validateBitmapRanges() []error {
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/options/validation.go validateClusterIPFlags
+	var errs []error
+	for i, cidr := range []net.IPNet{o.PrimaryServiceClusterIPRange, o.SecondaryServiceClusterIPRange} {
+		flag := serviceCIDRFlag
+		if i > 0 {
+			flag += "[1]"
+		}
+		if ones, bits := cidr.Mask.Size(); cidr.IP != nil && bits-ones > maxBitmapCIDRBits {
+			errs = append(errs, fmt.Errorf("specified %s is too large; for %d-bit addresses, the mask must be >= %d", flag, bits, bits-maxBitmapCIDRBits))
+		}
+	}
+	return errs
+	// upstream-shim end
 }
 
 // validateDualStack checks the per-family addresses against the service ranges,

@@ -116,3 +116,43 @@ func TestValidateRunsUpstreamThenNetfork(t *testing.T) {
 		})
 	}
 }
+
+// TestBitmapRangeLimit checks that a range too large for a bitmap is refused
+// whenever netfork's gates keep one, with upstream's words, and allowed when
+// ClusterIPs are IPAddresses only, as upstream allows it.
+func TestBitmapRangeLimit(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "IPAddresses only: any size",
+			args: []string{"--service-cluster-ip-range=10.0.0.0/8,fd00::/64"}},
+		{name: "bitmaps only: a /12 fits",
+			args: []string{"--feature-gates=MultiCIDRServiceAllocator=false", "--service-cluster-ip-range=10.0.0.0/12"}},
+		{name: "bitmaps only: a /8 is refused",
+			args:    []string{"--feature-gates=MultiCIDRServiceAllocator=false", "--service-cluster-ip-range=10.0.0.0/8"},
+			wantErr: "specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12"},
+		{name: "dual-write: a secondary /64 is refused",
+			args:    []string{"--feature-gates=DisableAllocatorDualWrite=false", "--service-cluster-ip-range=10.0.0.0/16,fd00::/64"},
+			wantErr: "specified --service-cluster-ip-range[1] is too large; for 128-bit addresses, the mask must be >= 108"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, completed, err := complete(t, host(hostIPv4, hostIPv6), tc.args...)
+			if err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			errs := completed.validateNetfork()
+			if tc.wantErr == "" {
+				if len(errs) > 0 {
+					t.Fatalf("Validate() = %v, want no error", errs)
+				}
+				return
+			}
+			if len(errs) != 1 || errs[0].Error() != tc.wantErr {
+				t.Fatalf("Validate() = %v, want exactly %q", errs, tc.wantErr)
+			}
+		})
+	}
+}

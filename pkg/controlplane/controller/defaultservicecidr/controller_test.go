@@ -82,7 +82,7 @@ func TestReconcile(t *testing.T) {
 			if tc.wantReady {
 				f.eventually(t, "Ready=True", ready)
 			}
-			settle()
+			f.syncs(t, 3) // resyncs, each free to write or report again
 
 			got := f.get(t)
 			if !slices.Equal(got.Spec.CIDRs, tc.wantCIDRs) {
@@ -129,7 +129,7 @@ func TestLeavesDeletingServiceCIDRAlone(t *testing.T) {
 	deleting.Finalizers = []string{"networking.k8s.io/service-cidr-finalizer"}
 	f := newFixture(t, v4, v6, deleting)
 	f.start(t)
-	settle()
+	f.syncs(t, 3)
 	if w := f.writes(); len(w) != 0 {
 		t.Errorf("writes = %v, want none while the default ServiceCIDR is being deleted", w)
 	}
@@ -157,7 +157,7 @@ func TestStartBlocksUntilCreated(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("no event for the failed create")
 	}
-	settle() // several retries
+	f.syncs(t, 3) // three more failed creates, each a chance to return wrongly
 	select {
 	case <-returned:
 		t.Fatal("Start returned while the default ServiceCIDR could not be created")

@@ -4,13 +4,16 @@ import (
 	"context"
 	"net"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	netutils "k8s.io/utils/net"
@@ -50,6 +53,19 @@ type fixture struct {
 	client   *fake.Clientset
 	recorder *events.FakeRecorder
 	ctrl     *Controller
+	lister   *countingLister
+}
+
+// countingLister counts the controller's look-ups of the default ServiceCIDR:
+// a sync makes exactly one, first, and the single worker runs one sync at a time.
+type countingLister struct {
+	networkingv1listers.ServiceCIDRLister
+	gets atomic.Int64
+}
+
+func (l *countingLister) Get(name string) (*networkingv1.ServiceCIDR, error) {
+	l.gets.Add(1)
+	return l.ServiceCIDRLister.Get(name)
 }
 
 func newFixture(t *testing.T, primary, secondary string, objects ...runtime.Object) *fixture {
@@ -68,6 +84,8 @@ func newFixture(t *testing.T, primary, secondary string, objects ...runtime.Obje
 	})
 	f.ctrl = New(mustCIDR(t, primary), mustCIDR(t, secondary), f.client,
 		WithRecorder(f.recorder), WithResyncInterval(50*time.Millisecond))
+	f.lister = &countingLister{ServiceCIDRLister: f.ctrl.lister}
+	f.ctrl.lister = f.lister
 	return f
 }
 
@@ -108,8 +126,19 @@ func (f *fixture) eventually(t *testing.T, what string, cond func(*networkingv1.
 	servicecidrtest.Eventually(t, f.client, DefaultServiceCIDRName, what, cond)
 }
 
-// settle lets several resync intervals pass, for checks that nothing more happens.
-func settle() { time.Sleep(300 * time.Millisecond) }
+// syncs waits until the controller has run n more syncs to their end, for
+// checks that nothing more happens: the (n+1)th look-up from now starts only
+// once the nth sync that started after now has returned.
+func (f *fixture) syncs(t *testing.T, n int) {
+	t.Helper()
+	want := f.lister.gets.Load() + int64(n) + 1
+	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
+		return f.lister.gets.Load() >= want, nil
+	})
+	if err != nil {
+		t.Fatalf("the controller ran %d of %d syncs", f.lister.gets.Load()-want+int64(n)+1, n)
+	}
+}
 
 func (f *fixture) events() []string { return servicecidrtest.Events(f.recorder) }
 

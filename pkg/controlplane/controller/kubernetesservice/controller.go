@@ -149,7 +149,7 @@ func (c *Controller) Start(stopCh <-chan struct{}) {
 		return
 	}
 	// like upstream: stay out of the endpoints until this apiserver is ready
-	if err := c.Reconciler.Remove(ctx, c.endpointPorts()); err != nil {
+	if _, err := c.Reconciler.Remove(ctx, c.endpointPorts()); err != nil {
 		logger.Error(err, "Removing this apiserver's endpoints left from a previous run")
 	}
 	if err := c.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {

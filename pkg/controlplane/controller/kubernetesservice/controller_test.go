@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/netfork/netfork/pkg/controlplane/reconcilers"
 )
@@ -123,27 +125,41 @@ func TestReconcileServiceUpdateFailure(t *testing.T) {
 			if err := tc.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 				t.Fatal(err)
 			}
+			// The controller records its events in the call that fails: a recorder
+			// beside the API's shows, once reshapeService returned, every event it made.
+			made := events.NewFakeRecorder(10)
+			tc.recorder = teeRecorder{EventRecorder: tc.recorder, also: made}
 			tc.client.PrependReactor("update", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, updateErr
 			})
 			if err := tc.reshapeService(ctx, reconcilers.Decision{Shape: reconcilers.ShapeDualStack}); (err != nil) != (name == "rejected") {
 				t.Fatalf("reshapeService = %v", err)
 			}
-			var events *eventsv1.EventList
-			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				events, _ = tc.client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
-				if len(events.Items) > 0 {
-					break
-				}
+			close(made.Events)
+			var recorded []string
+			for e := range made.Events {
+				recorded = append(recorded, e)
 			}
 			if name == "conflict" {
-				if len(events.Items) != 0 {
-					t.Errorf("events %+v for a conflict, want none", events.Items)
+				if len(recorded) != 0 {
+					t.Errorf("events %q for a conflict, want none", recorded)
 				}
 				return
 			}
-			if len(events.Items) != 1 || events.Items[0].Reason != ReasonUpdateFailed || events.Items[0].Type != corev1.EventTypeWarning {
-				t.Errorf("events %+v, want one Warning %s", events.Items, ReasonUpdateFailed)
+			if len(recorded) != 1 {
+				t.Fatalf("events %q, want one Warning %s", recorded, ReasonUpdateFailed)
+			}
+			var list *eventsv1.EventList
+			err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+				var err error
+				list, err = tc.client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+				return err == nil && len(list.Items) > 0, nil
+			})
+			if err != nil {
+				t.Fatalf("the event %q did not reach the API: %v", recorded[0], err)
+			}
+			if len(list.Items) != 1 || list.Items[0].Reason != ReasonUpdateFailed || list.Items[0].Type != corev1.EventTypeWarning {
+				t.Errorf("events %+v, want one Warning %s", list.Items, ReasonUpdateFailed)
 			}
 		})
 	}
@@ -208,4 +224,15 @@ func TestNewRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// teeRecorder records every event with the controller's recorder and with also.
+type teeRecorder struct {
+	events.EventRecorder
+	also events.EventRecorder
+}
+
+func (r teeRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...interface{}) {
+	r.also.Eventf(regarding, related, eventtype, reason, action, note, args...)
+	r.EventRecorder.Eventf(regarding, related, eventtype, reason, action, note, args...)
 }

@@ -27,8 +27,10 @@ var (
 type fakeReconciler struct {
 	mu       sync.Mutex
 	decision reconcilers.Decision
-	calls    []call
-	stopped  bool
+	// removed is what Remove decides for the apiservers left.
+	removed reconcilers.Decision
+	calls   []call
+	stopped bool
 }
 
 type call struct {
@@ -71,9 +73,11 @@ func (f *fakeReconciler) MarkTerminating(context.Context, []corev1.EndpointPort)
 	return f.decision, nil
 }
 
-func (f *fakeReconciler) Remove(context.Context, []corev1.EndpointPort) error {
+func (f *fakeReconciler) Remove(context.Context, []corev1.EndpointPort) (reconcilers.Decision, error) {
 	f.record("Remove")
-	return nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.removed, nil
 }
 
 func (f *fakeReconciler) ValidateIP(net.IP) error { return nil }

@@ -68,8 +68,16 @@ func (c *Controller) handOff(ctx context.Context, removeAt time.Time) {
 	}
 	c.Reconciler.StopReconciling()
 	c.running.Wait()
-	if err := c.Reconciler.Remove(ctx, ports); err != nil {
+	d, err := c.Reconciler.Remove(ctx, ports)
+	if err != nil {
 		logger.Error(err, "Removing this apiserver from the kubernetes Service's endpoints")
+	} else if len(d.Members) > 0 && !c.dualStack(d) {
+		// The apiservers left call for one family. When they are upstream's
+		// (a downgrade), none of them would ever change the Service's families,
+		// so the last netfork apiserver to leave does it on its way out.
+		if err := c.reshapeService(ctx, d); err != nil {
+			logger.Error(err, "Handing the kubernetes Service over in the shape the remaining apiservers call for")
+		}
 	}
 	c.Reconciler.Destroy()
 }

@@ -129,9 +129,13 @@ func TestProtectsLiveServiceCIDRs(t *testing.T) {
 func TestReleasesEmptyServiceCIDRAfterGracePeriod(t *testing.T) {
 	f := start(t, t0, newServiceCIDR("empty", []string{"10.0.0.0/24"}, deletingSince(t0)))
 
-	f.consistently(t, "empty", "finalizer kept during the grace period", hasFinalizer)
+	f.handledAll(t)
+	f.holds(t, "empty", "finalizer kept during the grace period", hasFinalizer)
+	// due when empty's release would be, were it a second early
+	due := f.dueSentinel(t, t0.Add(-time.Second))
 	f.clock.Step(DefaultDeletionGracePeriod - time.Second)
-	f.consistently(t, "empty", "finalizer kept 1 s before the grace period ends", hasFinalizer)
+	f.eventually(t, due, "released at the end of its grace period", func(c *networkingv1.ServiceCIDR) bool { return !hasFinalizer(c) })
+	f.holds(t, "empty", "finalizer kept 1 s before the grace period ends", hasFinalizer)
 	f.clock.Step(time.Second)
 	f.eventually(t, "empty", "finalizer removed at the end of the grace period", func(c *networkingv1.ServiceCIDR) bool { return !hasFinalizer(c) })
 	if ev := f.events(); len(ev) != 0 {
@@ -175,15 +179,19 @@ func TestBlockedUntilAddressesGo(t *testing.T) {
 
 func TestAddressDuringGracePeriodBlocks(t *testing.T) {
 	f := start(t, t0, newServiceCIDR("late", []string{"10.0.0.0/24"}, deletingSince(t0)))
-	f.consistently(t, "late", "finalizer kept during the grace period", hasFinalizer)
+	f.handledAll(t)
+	f.holds(t, "late", "finalizer kept during the grace period", hasFinalizer)
 
 	// an apiserver that had not seen the deletion yet allocated from it
 	if _, err := f.client.NetworkingV1().IPAddresses().Create(context.Background(), newIPAddress("10.0.0.99"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.eventually(t, "late", "Ready=False Terminating", readyIs(metav1.ConditionFalse, networkingv1.ServiceCIDRReasonTerminating))
+	// due after late's release would be, had the address not blocked it
+	due := f.dueSentinel(t, t0.Add(DefaultDeletionGracePeriod))
 	f.clock.Step(2 * DefaultDeletionGracePeriod)
-	f.consistently(t, "late", "finalizer kept after the grace period while 10.0.0.99 is inside", hasFinalizer)
+	f.eventually(t, due, "released at the end of its grace period", func(c *networkingv1.ServiceCIDR) bool { return !hasFinalizer(c) })
+	f.holds(t, "late", "finalizer kept after the grace period while 10.0.0.99 is inside", hasFinalizer)
 	if ev := f.events(); len(ev) != 1 || !strings.Contains(ev[0], "10.0.0.99") {
 		t.Errorf("events = %q, want one naming 10.0.0.99", ev)
 	}

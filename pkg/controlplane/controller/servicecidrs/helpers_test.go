@@ -2,6 +2,7 @@ package servicecidrs
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,8 @@ type fixture struct {
 	clock    *testingclock.FakeClock
 	recorder *events.FakeRecorder
 	ctrl     *Controller
+	// sentinels counts the sentinel ServiceCIDRs created, to name them apart.
+	sentinels int
 }
 
 // start builds the controller over objects and runs it until the test ends.
@@ -131,16 +134,47 @@ func (f *fixture) eventually(t *testing.T, name, what string, cond func(*network
 	servicecidrtest.Eventually(t, f.client, name, what, cond)
 }
 
-// consistently checks that cond keeps holding for a while, long enough for
-// the controller to have acted on anything it was queued for.
-func (f *fixture) consistently(t *testing.T, name, what string, cond func(*networkingv1.ServiceCIDR) bool) {
+// handledAll creates a live ServiceCIDR, a sentinel whose range no test
+// object overlaps, and waits until the controller has protected it. start
+// runs one worker over a FIFO queue, so by then everything queued before the
+// sentinel has been handled: the controller had its chance to act on it.
+func (f *fixture) handledAll(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if c := f.get(t, name); !cond(c) {
-			t.Fatalf("ServiceCIDR %s: %s stopped holding: finalizers=%v status=%+v", name, what, c.Finalizers, c.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
+	name := f.createSentinel(t)
+	f.eventually(t, name, "protected and ready", func(c *networkingv1.ServiceCIDR) bool {
+		return hasFinalizer(c) && readyIs(metav1.ConditionTrue, "")(c)
+	})
+}
+
+// dueSentinel creates an empty sentinel ServiceCIDR being deleted since
+// since, so that its release is due DefaultDeletionGracePeriod later on the
+// fake clock, and waits until the controller has scheduled it. Its release,
+// after the clock is stepped, shows that every release due no later than it
+// and scheduled before it (the tests' own) has had its turn.
+func (f *fixture) dueSentinel(t *testing.T, since time.Time) string {
+	t.Helper()
+	name := f.createSentinel(t, deletingSince(since))
+	f.handledAll(t)
+	return name
+}
+
+func (f *fixture) createSentinel(t *testing.T, opts ...cidrOption) string {
+	t.Helper()
+	f.sentinels++
+	name := fmt.Sprintf("sentinel-%d", f.sentinels)
+	cidr := newServiceCIDR(name, []string{fmt.Sprintf("10.255.%d.0/24", f.sentinels)}, opts...)
+	if _, err := f.client.NetworkingV1().ServiceCIDRs().Create(context.Background(), cidr, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating sentinel ServiceCIDR %s: %v", name, err)
+	}
+	return name
+}
+
+// holds checks cond on the named ServiceCIDR, once a positive signal showed
+// the controller had its chance to break it.
+func (f *fixture) holds(t *testing.T, name, what string, cond func(*networkingv1.ServiceCIDR) bool) {
+	t.Helper()
+	if c := f.get(t, name); !cond(c) {
+		t.Fatalf("ServiceCIDR %s: %s does not hold: finalizers=%v status=%+v", name, what, c.Finalizers, c.Status)
 	}
 }
 

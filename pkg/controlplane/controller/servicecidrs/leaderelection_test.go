@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
@@ -33,7 +35,7 @@ type candidate struct {
 	stopOnce sync.Once
 }
 
-func stand(t *testing.T, client *fake.Clientset, le *LeaderElection) *candidate {
+func stand(t *testing.T, client kubernetes.Interface, le *LeaderElection) *candidate {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &candidate{cancel: cancel, done: make(chan error, 1)}
@@ -47,6 +49,36 @@ func stand(t *testing.T, client *fake.Clientset, le *LeaderElection) *candidate 
 	}()
 	t.Cleanup(func() { c.stop(t) })
 	return c
+}
+
+// leaseReads counts one candidate's reads of the Lease: a candidate that does
+// not lead reads it at each try to acquire it.
+type leaseReads struct {
+	kubernetes.Interface
+	n *atomic.Int32
+}
+
+func (c leaseReads) CoordinationV1() coordinationv1client.CoordinationV1Interface {
+	return coordinationReads{c.Interface.CoordinationV1(), c.n}
+}
+
+type coordinationReads struct {
+	coordinationv1client.CoordinationV1Interface
+	n *atomic.Int32
+}
+
+func (c coordinationReads) Leases(namespace string) coordinationv1client.LeaseInterface {
+	return leaseGets{c.CoordinationV1Interface.Leases(namespace), c.n}
+}
+
+type leaseGets struct {
+	coordinationv1client.LeaseInterface
+	n *atomic.Int32
+}
+
+func (c leaseGets) Get(ctx context.Context, name string, opts metav1.GetOptions) (*coordinationv1.Lease, error) {
+	c.n.Add(1)
+	return c.LeaseInterface.Get(ctx, name, opts)
 }
 
 func (c *candidate) stop(t *testing.T) {
@@ -118,8 +150,10 @@ func TestRunLeadingHandsOver(t *testing.T) {
 		t.Fatalf("Lease holder = %q, want apiserver-a", got)
 	}
 
-	b := stand(t, client, fastElection("apiserver-b"))
-	time.Sleep(500 * time.Millisecond) // several of b's retry periods
+	var bReads atomic.Int32
+	b := stand(t, leaseReads{client, &bReads}, fastElection("apiserver-b"))
+	// the fourth read starts after b's third try at a's Lease ended
+	waitFor(t, "three of b's tries to acquire a's Lease", func() bool { return bReads.Load() >= 4 || b.terms.Load() != 0 })
 	if b.terms.Load() != 0 {
 		t.Fatal("b ran while a held the Lease")
 	}

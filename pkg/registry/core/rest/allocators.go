@@ -32,6 +32,7 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 	clusterIPs, err := ipallocator.NewAllocators(ipallocator.Config{
 		PrimaryRange:    c.Services.ClusterIPRange,
 		SecondaryRange:  c.Services.SecondaryClusterIPRange,
+		Allocation:      c.Services.Allocation,
 		StorageConfig:   serviceStorage.ForResource(api.Resource("serviceipallocations")),
 		Client:          client,
 		IPAddressWriter: c.Services.IPAddressWriter,
@@ -52,12 +53,14 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 		nodePorts:  nodePorts,
 		clusterIPRepair: ipcontroller.NewRepair(ipcontroller.Config{
 			Interval:        c.Services.RepairInterval,
+			Allocation:      c.Services.Allocation,
 			Client:          client,
 			Informers:       c.Informers,
 			PrimaryRange:    c.Services.ClusterIPRange,
 			PrimaryBitmap:   clusterIPs.PrimaryBitmap,
 			SecondaryRange:  c.Services.SecondaryClusterIPRange,
 			SecondaryBitmap: clusterIPs.SecondaryBitmap,
+			LegacyBitmaps:   clusterIPs.LegacyBitmaps,
 		}),
 		nodePortRepair: portcontroller.NewRepair(c.Services.RepairInterval, client, c.Services.NodePortRange, nodePortBitmap),
 	}, nil

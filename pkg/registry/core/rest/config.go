@@ -6,31 +6,32 @@ import (
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/util/proxy"
-	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
-	upstreamcorerest "k8s.io/kubernetes/pkg/registry/core/rest"
+	"k8s.io/client-go/informers"
+	restclient "k8s.io/client-go/rest"
+	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 
+	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 )
 
 // Config holds what the core group's storage is built from.
 type Config struct {
-	// GenericConfig builds the core resources a generic control plane has too
-	// (namespaces, secrets, configmaps, events, ...), with upstream's code.
-	upstreamcorerest.GenericConfig
+	// Upstream is upstream's core provider; it builds every core resource.
+	Upstream controlplaneapiserver.RESTStorageProvider
 
-	Proxy    ProxyConfig
-	Services ServicesConfig
+	StorageFactory       serverstorage.StorageFactory
+	LoopbackClientConfig *restclient.Config
+	// Informers are the apiserver's running informers, which feed netfork's
+	// allocators and repair loops.
+	Informers informers.SharedInformerFactory
 
+	// ProxyTransport reaches pods for the services/proxy subresource.
+	ProxyTransport      http.RoundTripper
 	EndpointSliceGetter proxy.EndpointSliceGetter
-	Authorizer          authorizer.Authorizer
-}
 
-// ProxyConfig is how the node, pod and service proxy subresources reach kubelets.
-type ProxyConfig struct {
-	Transport           http.RoundTripper
-	KubeletClientConfig kubeletclient.KubeletClientConfig
+	Services ServicesConfig
 }
 
 // ServicesConfig holds the --service-* ranges and the repair loops' interval.
@@ -39,12 +40,12 @@ type ServicesConfig struct {
 	SecondaryClusterIPRange net.IPNet
 	NodePortRange           utilnet.PortRange
 
+	// Allocation is the ClusterIP allocation mode the feature gates select.
+	Allocation features.ClusterIPAllocation
+
 	RepairInterval time.Duration
 
 	// IPAddressWriter writes the IPAddresses of ClusterIPs; nil writes them
 	// through the loopback client.
 	IPAddressWriter ipallocator.IPAddressWriter
-	// RepairStartupTimeout bounds how long the start-up hook waits for the
-	// first repair passes before it fails the apiserver's start.
-	RepairStartupTimeout time.Duration
 }

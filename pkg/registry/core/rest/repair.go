@@ -2,7 +2,7 @@ package rest
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -12,50 +12,41 @@ import (
 // RepairHookName is upstream's name for the hook, kept so /readyz checks read the same.
 const RepairHookName = "start-service-ip-repair-controllers"
 
-// defaultRepairStartupTimeout is how long upstream lets the first repair passes take.
-const defaultRepairStartupTimeout = time.Minute
+// repairStartupTimeout is how long upstream lets the first repair passes take.
+const repairStartupTimeout = time.Minute
 
 // PostStartHook starts the ClusterIP and NodePort repair loops; the apiserver is
 // not ready until each has completed one pass, and fails to start when that takes
-// longer than RepairStartupTimeout.
+// longer than repairStartupTimeout. It stands beside upstream's legacy
+// provider's PostStartHook (same name, same words), which cannot run netfork's loops.
 func (p *Provider) PostStartHook() (string, genericapiserver.PostStartHookFunc, error) {
 	return RepairHookName, func(hookContext genericapiserver.PostStartHookContext) error {
-		timeout := p.Services.RepairStartupTimeout
-		if timeout == 0 {
-			timeout = defaultRepairStartupTimeout
-		}
-		return runRepairLoops(hookContext, timeout,
+		return runRepairLoops(hookContext, repairStartupTimeout,
 			p.allocators.clusterIPRepair.RunUntil,
 			p.allocators.nodePortRepair.RunUntil)
 	}, nil
 }
 
-// runRepairLoops starts every loop until ctx ends and waits for each one's first pass.
+// runRepairLoops starts every loop until ctx ends and waits for each one's
+// first pass, failing with upstream's words after timeout.
 func runRepairLoops(ctx context.Context, timeout time.Duration, loops ...func(onFirstSuccess func(), stopCh chan struct{})) error {
 	stopCh := make(chan struct{})
-	go func() {
-		<-ctx.Done()
-		close(stopCh)
-	}()
-
-	var firstPasses sync.WaitGroup
+	context.AfterFunc(ctx, func() { close(stopCh) })
+	passed := make(chan struct{}, len(loops))
 	for _, loop := range loops {
-		firstPasses.Add(1)
-		var once sync.Once
-		go loop(func() { once.Do(firstPasses.Done) }, stopCh)
+		go loop(sync.OnceFunc(func() { passed <- struct{}{} }), stopCh)
 	}
-	done := make(chan struct{})
-	go func() {
-		firstPasses.Wait()
-		close(done)
-	}()
-
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("unable to perform initial IP and Port allocation check (context canceled)")
-	case <-time.After(timeout):
-		return fmt.Errorf("unable to perform initial IP and Port allocation check (timeout after %s)", timeout)
+	// upstream-shim begin: k8s.io/kubernetes/pkg/registry/core/rest/storage_core.go legacyProvider.PostStartHook
+	deadline := time.After(timeout)
+	for range loops {
+		select {
+		case <-passed:
+		case <-ctx.Done():
+			return errors.New("unable to perform initial IP and Port allocation check (context cancelled)") //nolint:misspell // upstream's words
+		case <-deadline:
+			return errors.New("unable to perform initial IP and Port allocation check (timeout)")
+		}
 	}
+	return nil
+	// upstream-shim end
 }

@@ -45,7 +45,7 @@ func TestRunRepairLoops(t *testing.T) {
 			loops: func(s *atomic.Int32) []func(func(), chan struct{}) {
 				return []func(func(), chan struct{}){succeedAfter(0, s), never(s)}
 			},
-			wantErr: "timeout",
+			wantErr: "(timeout)",
 		},
 		{
 			name: "apiserver stops before the first pass",
@@ -53,7 +53,7 @@ func TestRunRepairLoops(t *testing.T) {
 				return []func(func(), chan struct{}){never(s)}
 			},
 			cancel:  true,
-			wantErr: "context canceled",
+			wantErr: "(context cancelled)", //nolint:misspell // upstream's words
 		},
 	}
 	for _, tc := range tests {

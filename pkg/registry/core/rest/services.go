@@ -34,8 +34,12 @@ type serviceCommitter interface {
 // ClusterIPs, creates the IPAddresses with the Service as parent before the
 // Service is written. A dynamic address another apiserver took first is
 // retried with a fresh allocation; anything else fails the request with the
-// reason (upstream #135333).
-func wrapServiceStore(store *registry.Store, committer serviceCommitter) {
+// reason (upstream #135333). A store without both hooks is an error: upstream
+// has stopped allocating in them and netfork would commit nothing.
+func wrapServiceStore(store *registry.Store, committer serviceCommitter) error {
+	if store.BeginCreate == nil || store.BeginUpdate == nil {
+		return fmt.Errorf("upstream's Service storage no longer sets BeginCreate and BeginUpdate, where netfork commits ClusterIPs: netfork's Service storage needs porting")
+	}
 	beginCreate := store.BeginCreate
 	store.BeginCreate = func(ctx context.Context, obj runtime.Object, options *metav1.CreateOptions) (registry.FinishFunc, error) {
 		svc, ok := obj.(*api.Service)
@@ -44,10 +48,8 @@ func wrapServiceStore(store *registry.Store, committer serviceCommitter) {
 		}
 		// Re-POSTing an existing Service would allocate, create IPAddresses
 		// and release them again when the write fails (upstream #132321).
-		if svc.Name != "" {
-			if _, err := store.Get(ctx, svc.Name, &metav1.GetOptions{ResourceVersion: "0"}); err == nil {
-				return nil, apierrors.NewAlreadyExists(store.DefaultQualifiedResource, svc.Name)
-			}
+		if svc.Name != "" && exists(ctx, store.Get, svc.Name) {
+			return nil, apierrors.NewAlreadyExists(store.DefaultQualifiedResource, svc.Name)
 		}
 		return commitWithRetry(ctx, svc, committer, func() (registry.FinishFunc, error) {
 			return beginCreate(ctx, svc, options)
@@ -65,6 +67,22 @@ func wrapServiceStore(store *registry.Store, committer serviceCommitter) {
 			return beginUpdate(ctx, svc, oldSvc, options)
 		}, func() []string { return newClusterIPs(svc, oldSvc) })
 	}
+	return nil
+}
+
+// getFunc is registry.Store.Get.
+type getFunc func(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error)
+
+// exists tells whether the Service name is stored. The watch cache answers
+// first, at no cost for the usual create of a new name; when it holds the
+// name, a consistent read confirms it, since the cache may not have seen a
+// delete that just returned, and a create right after it must not fail.
+func exists(ctx context.Context, get getFunc, name string) bool {
+	if _, err := get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"}); err != nil {
+		return false
+	}
+	_, err := get(ctx, name, &metav1.GetOptions{})
+	return err == nil
 }
 
 // commitWithRetry runs begin, then commits the ClusterIPs allocated() names.

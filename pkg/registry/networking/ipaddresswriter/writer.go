@@ -129,6 +129,7 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 	if err := legacyscheme.Scheme.Convert(obj, in, nil); err != nil {
 		return nil, fmt.Errorf("converting IPAddress %s to the internal version: %w", obj.Name, err)
 	}
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/create.go createHandler
 	rest.WipeObjectMetaSystemFields(&in.ObjectMeta)
 	b.fields.set(in)
 	var created runtime.Object = in
@@ -143,6 +144,7 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 	if err != nil {
 		return nil, err
 	}
+	// upstream-shim end
 	result := &networkingv1.IPAddress{}
 	if err := legacyscheme.Scheme.Convert(out, result, nil); err != nil {
 		return nil, fmt.Errorf("converting stored IPAddress %s to %s: %w", obj.Name, networkingv1.SchemeGroupVersion, err)
@@ -159,6 +161,7 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	ctx, cancel := w.requestContext(ctx, "delete", name)
 	defer cancel()
 
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
 	admit := w.admit
 	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
 		admission.Delete, &opts, false, w.user)
@@ -167,6 +170,7 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	}
 	_, _, err := b.store.Delete(ctx, name, rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces), &opts)
 	return err
+	// upstream-shim end
 }
 
 // requestContext is the context a loopback request for name would be served
@@ -199,10 +203,12 @@ func (w *Writer) requestContext(parent context.Context, verb, name string) (cont
 
 // mutate runs the mutating half of admit for op, as the API handler does before storing.
 func mutate(ctx context.Context, admit admission.Interface, attrs admission.Attributes, op admission.Operation) error {
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/create.go createHandler
 	if m, ok := admit.(admission.MutationInterface); ok && m.Handles(op) {
 		return m.Admit(ctx, attrs, objectInterfaces)
 	}
 	return nil
+	// upstream-shim end
 }
 
 // objectInterfaces are the scheme's, as the API handler's request scope passes to admission.

@@ -25,6 +25,11 @@ type Allocators struct {
 	// PrimaryBitmap and SecondaryBitmap are the legacy bitmaps in etcd, nil where none is kept.
 	PrimaryBitmap   rangeallocation.RangeRegistry
 	SecondaryBitmap rangeallocation.RangeRegistry
+
+	// LegacyBitmaps, when ClusterIPs are IPAddresses not mirrored in the
+	// bitmaps, read the bitmaps other apiservers may still write, by family.
+	LegacyBitmaps map[api.IPFamily]rangeallocation.RangeRegistry
+	destroy       []func()
 }
 
 // NewAllocators builds the ClusterIP allocators for c, honoring the
@@ -51,10 +56,44 @@ func NewAllocators(c Config) (*Allocators, error) {
 		a.SecondaryBitmap = bitmap
 		a.ByFamily[secondary.IPFamily()] = secondary
 	}
+	if c.Allocation == features.IPAddresses {
+		if err := a.readLegacyBitmaps(c); err != nil {
+			a.Destroy()
+			return nil, err
+		}
+	}
 	for _, alloc := range a.ByFamily {
 		alloc.EnableMetrics()
 	}
 	return a, nil
+}
+
+// readLegacyBitmaps opens the legacy bitmaps of both families for reading.
+func (a *Allocators) readLegacyBitmaps(c Config) error {
+	a.LegacyBitmaps = map[api.IPFamily]rangeallocation.RangeRegistry{}
+	for _, b := range []struct {
+		cidr net.IPNet
+		key  string
+	}{{c.PrimaryRange, PrimaryBitmapKey}, {c.SecondaryRange, SecondaryBitmapKey}} {
+		if b.cidr.IP == nil {
+			continue
+		}
+		m, err := allocator.NewAllocationMap(1, b.cidr.String(), 0)
+		if err != nil {
+			return err
+		}
+		etcd, err := allocatorstorage.New(m, b.key, c.StorageConfig)
+		if err != nil {
+			return err
+		}
+		a.destroy = append(a.destroy, etcd.Destroy)
+		family := api.IPv4Protocol
+		if b.cidr.IP.To4() == nil {
+			family = api.IPv6Protocol
+		}
+		a.LegacyBitmaps[family] = etcd
+	}
+	return nil
 }
 
 // Destroy releases what the allocators hold (watches, goroutines).
@@ -62,11 +101,14 @@ func (a *Allocators) Destroy() {
 	for _, alloc := range a.ByFamily {
 		alloc.Destroy()
 	}
+	for _, destroy := range a.destroy {
+		destroy()
+	}
 }
 
 // newFamilyAllocator returns the allocator for one family and the bitmap registry behind it, if any.
 func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamipallocator.Interface, rangeallocation.RangeRegistry, error) {
-	if !features.Enabled(features.MultiCIDRServiceAllocator) {
+	if c.Allocation == features.Bitmaps {
 		var registry rangeallocation.RangeRegistry
 		alloc, err := New(&cidr, c.bitmapFactory(bitmapKey, &registry, false))
 		if err != nil {
@@ -79,7 +121,7 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 		bitmap   *Range
 		registry rangeallocation.RangeRegistry
 	)
-	if !features.Enabled(features.DisableAllocatorDualWrite) {
+	if c.Allocation == features.IPAddressesDualWrite {
 		r, err := New(&cidr, c.bitmapFactory(bitmapKey, &registry, true))
 		if err != nil {
 			return nil, nil, err

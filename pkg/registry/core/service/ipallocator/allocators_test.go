@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
 	"github.com/netfork/netfork/pkg/features"
@@ -83,14 +82,19 @@ func TestNewAllocators(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, tc.multiCIDR)
-			featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.DisableAllocatorDualWrite, tc.noDualWrite)
 			s := storagetest.New(t)
 			for key, rangeSpec := range tc.seed {
 				seedBitmap(t, s, key, rangeSpec)
 			}
 
-			a, err := NewAllocators(seamConfig(t, s))
+			c := seamConfig(t, s)
+			switch {
+			case !tc.multiCIDR:
+				c.Allocation = features.Bitmaps
+			case !tc.noDualWrite:
+				c.Allocation = features.IPAddressesDualWrite
+			}
+			a, err := NewAllocators(c)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("NewAllocators = %v, want one line containing %q", err, tc.wantErr)
@@ -127,9 +131,10 @@ func TestNewAllocators(t *testing.T) {
 // TestBitmapModeAllocatesThroughEtcd follows a bitmap-mode start: the repair
 // loop's first pass creates the bitmap, then Services allocate through it.
 func TestBitmapModeAllocatesThroughEtcd(t *testing.T) {
-	featuregatetesting.SetFeatureGateDuringTest(t, features.Gate, features.MultiCIDRServiceAllocator, false)
 	s := storagetest.New(t)
-	a, err := NewAllocators(seamConfig(t, s))
+	c := seamConfig(t, s)
+	c.Allocation = features.Bitmaps
+	a, err := NewAllocators(c)
 	if err != nil {
 		t.Fatalf("NewAllocators: %v", err)
 	}
@@ -152,7 +157,7 @@ func TestBitmapModeAllocatesThroughEtcd(t *testing.T) {
 		t.Errorf("Allocate(%s) again = %v, want upstream's ErrAllocated", ip, err)
 	}
 	// Another apiserver on the same etcd sees the allocation.
-	other, err := NewAllocators(seamConfig(t, s))
+	other, err := NewAllocators(c)
 	if err != nil {
 		t.Fatalf("second NewAllocators: %v", err)
 	}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
 
 // reservationTTL is how long an address reserved for a request may wait for
@@ -103,6 +104,10 @@ type CIDRAllocator struct {
 	// object's UID until the informer reports it, so a late delete event of an
 	// earlier object of the same name is not taken for the new one's.
 	created map[addrKey]createdObject
+	// released maps addresses whose IPAddress Release deleted to that object's
+	// UID until the informer reports the delete, so a late add event of the
+	// deleted object does not mark the address used again.
+	released map[addrKey]createdObject
 	// held maps an address whose IPAddress was deleted while a Service still
 	// had it to that Service, until the Service lets it go.
 	held      map[addrKey]string
@@ -152,10 +157,11 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 		dirty:       true,
 		pending:     map[addrKey]reservation{},
 		created:     map[addrKey]createdObject{},
+		released:    map[addrKey]createdObject{},
 		held:        map[addrKey]string{},
 		recorders:   map[netip.Prefix]*metricsutil.Recorder{},
 	}
-	if err := addServiceIndexer(c.Services); err != nil {
+	if err := clusterip.AddIndexer(c.Services); err != nil {
 		klog.Background().V(2).Info("Services have no ClusterIP index; deleted IPAddresses are checked against their parent only", "err", err)
 	}
 	if err := a.register(c.ServiceCIDRs.Informer(), cache.ResourceEventHandlerFuncs{
@@ -285,14 +291,17 @@ func (a *CIDRAllocator) cidrsChanged() {
 	}
 }
 
-// parseFamilyAddr is the address an IPAddress name or Service ClusterIP stands
-// for, when it is of the allocator's family.
+// parseFamilyAddr is the address an IPAddress name or a Service's ClusterIP
+// (in any form a stored Service may hold) stands for, when it is of the
+// allocator's family.
 func (a *CIDRAllocator) parseFamilyAddr(s string) (netip.Addr, bool) {
-	addr, err := netip.ParseAddr(s)
-	if err != nil || addr.Is6() != (a.family == api.IPv6Protocol) || addr.Zone() != "" {
-		return netip.Addr{}, false
-	}
-	return addr, true
+	addr, ok := clusterip.Parse(s)
+	return addr, ok && a.ofFamily(addr)
+}
+
+// ofFamily tells whether addr is of the allocator's family.
+func (a *CIDRAllocator) ofFamily(addr netip.Addr) bool {
+	return addr.Is6() == (a.family == api.IPv6Protocol)
 }
 
 // ready is nil when the allocator can serve, else upstream's ErrNotReady.
@@ -471,8 +480,9 @@ func (a *CIDRAllocator) reserved(addr netip.Addr, bitmapSet bool) {
 }
 
 // check is ip's address and the ready prefix it can be allocated from, or
-// upstream's error: ErrMismatchedNetwork outside every ready ServiceCIDR,
-// ErrNotInRange for a network or IPv4 broadcast address.
+// upstream's MetaAllocator's error, ErrMismatchedNetwork, for an address no
+// ready ServiceCIDR can hand out: outside all of them, or a network or IPv4
+// broadcast address. Tools read the Service CIDR out of that text (upstream #141152).
 func (a *CIDRAllocator) check(ip net.IP) (netip.Addr, netip.Prefix, error) {
 	addr, ok := netip.AddrFromSlice(ip)
 	if !ok {
@@ -487,9 +497,6 @@ func (a *CIDRAllocator) check(ip net.IP) (netip.Addr, netip.Prefix, error) {
 	a.refreshLocked()
 	if p := a.idx.readyPrefixFor(addr); p != nil {
 		return addr, p.prefix, nil
-	}
-	if p := a.idx.containingPrefix(addr); p != nil && p.ready {
-		return netip.Addr{}, netip.Prefix{}, &ErrNotInRange{IP: ip, ValidRange: p.prefix.String()}
 	}
 	return netip.Addr{}, netip.Prefix{}, ErrMismatchedNetwork
 }
@@ -531,14 +538,19 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 		return nil
 	}
 
+	uid := a.releasing(addr)
 	// upstream's Interface gives Release no context
 	err := a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
 	}
 	a.mu.Lock()
-	// The delete event of the object is now stale whatever happens next to the address.
+	// The delete event of the object is now stale whatever happens next to the
+	// address, and so is an add event of it that has not come yet.
 	delete(a.created, k)
+	if uid != "" {
+		a.released[k] = createdObject{uid: uid, at: a.clock.Now()}
+	}
 	if a.idx.remove(addr) {
 		a.countLocked(addr)
 	}
@@ -549,8 +561,23 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	return nil
 }
 
+// releasing is the UID of the IPAddress of addr that Release is about to
+// delete: the one this allocator created, else the one the informer has.
+func (a *CIDRAllocator) releasing(addr netip.Addr) types.UID {
+	a.mu.Lock()
+	c, ok := a.created[keyOf(addr)]
+	a.mu.Unlock()
+	if ok {
+		return c.uid
+	}
+	if obj, err := a.ipAddresses.Get(addr.String()); err == nil {
+		return obj.UID
+	}
+	return ""
+}
+
 // sweep drops reservations no request committed or released in time, and
-// forgets created objects the informer never reported.
+// forgets created and released objects the informer never reported.
 func (a *CIDRAllocator) sweep() {
 	now := a.clock.Now()
 	var expired []netip.Addr
@@ -560,9 +587,11 @@ func (a *CIDRAllocator) sweep() {
 			expired = append(expired, k.addr(a.family == api.IPv6Protocol))
 		}
 	}
-	for k, c := range a.created {
-		if now.Sub(c.at) > reservationTTL {
-			delete(a.created, k)
+	for _, objects := range []map[addrKey]createdObject{a.created, a.released} {
+		for k, c := range objects {
+			if now.Sub(c.at) > reservationTTL {
+				delete(objects, k)
+			}
 		}
 	}
 	a.mu.Unlock()

@@ -7,32 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
-
-// ServiceClusterIPIndex indexes the Service informer by every ClusterIP.
-const ServiceClusterIPIndex = "netfork.io/clusterip"
-
-// addServiceIndexer adds ServiceClusterIPIndex unless the informer has it; it
-// fails once the informer has started.
-func addServiceIndexer(informer cache.SharedIndexInformer) error {
-	if _, ok := informer.GetIndexer().GetIndexers()[ServiceClusterIPIndex]; ok {
-		return nil
-	}
-	return informer.AddIndexers(cache.Indexers{ServiceClusterIPIndex: func(obj any) ([]string, error) {
-		svc, ok := obj.(*corev1.Service)
-		if !ok {
-			return nil, nil
-		}
-		var ips []string
-		for _, ip := range svc.Spec.ClusterIPs {
-			// Keyed canonically, as IPAddress names are: a legacy Service may hold another form.
-			if addr, err := netip.ParseAddr(ip); err == nil {
-				ips = append(ips, addr.String())
-			}
-		}
-		return ips, nil
-	}})
-}
 
 // ipAddressAdded marks the address of a new or updated IPAddress as used.
 func (a *CIDRAllocator) ipAddressAdded(obj any) {
@@ -43,6 +20,12 @@ func (a *CIDRAllocator) ipAddressAdded(obj any) {
 	k := keyOf(addr)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if r, ok := a.released[k]; ok {
+		if r.uid == ipa.UID {
+			return // a late add event of an object Release has deleted
+		}
+		delete(a.released, k)
+	}
 	if c, ok := a.created[k]; ok && c.uid == ipa.UID {
 		delete(a.created, k)
 	}
@@ -79,6 +62,9 @@ func (a *CIDRAllocator) ipAddressDeleted(obj any) {
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if r, ok := a.released[k]; ok && r.uid == ipa.UID {
+		delete(a.released, k)
+	}
 	if c, ok := a.created[k]; ok && c.uid != ipa.UID {
 		return // a late event for an object this allocator has since replaced
 	}
@@ -115,17 +101,12 @@ func (a *CIDRAllocator) serviceChanged(oldObj, newObj any) {
 	}
 	var keep []netip.Addr
 	if svc, ok := newObj.(*corev1.Service); ok {
-		for _, ip := range svc.Spec.ClusterIPs {
-			if addr, ok := a.parseFamilyAddr(ip); ok {
-				keep = append(keep, addr)
-			}
-		}
+		keep = clusterip.Of(svc)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, ip := range old.Spec.ClusterIPs {
-		addr, ok := a.parseFamilyAddr(ip)
-		if !ok || slices.Contains(keep, addr) {
+	for _, addr := range clusterip.Of(old) {
+		if !a.ofFamily(addr) || slices.Contains(keep, addr) {
 			continue
 		}
 		k := keyOf(addr)
@@ -144,12 +125,9 @@ func (a *CIDRAllocator) serviceChanged(oldObj, newObj any) {
 // the IPAddress's parent only.
 func (a *CIDRAllocator) serviceUsing(addr netip.Addr, parent *networkingv1.ParentReference) string {
 	indexer := a.services.GetIndexer()
-	if _, ok := indexer.GetIndexers()[ServiceClusterIPIndex]; ok {
-		objs, err := indexer.ByIndex(ServiceClusterIPIndex, addr.String())
-		if err == nil && len(objs) > 0 {
-			if svc, ok := objs[0].(*corev1.Service); ok {
-				return svc.Namespace + "/" + svc.Name
-			}
+	if _, ok := indexer.GetIndexers()[clusterip.Index]; ok {
+		if holders, err := clusterip.Holders(indexer, addr); err == nil && len(holders) > 0 {
+			return holders[0].Namespace + "/" + holders[0].Name
 		}
 		return ""
 	}
@@ -161,10 +139,7 @@ func (a *CIDRAllocator) serviceUsing(addr netip.Addr, parent *networkingv1.Paren
 	if err != nil || !exists {
 		return ""
 	}
-	if svc, ok := obj.(*corev1.Service); ok && slices.ContainsFunc(svc.Spec.ClusterIPs, func(ip string) bool {
-		other, err := netip.ParseAddr(ip)
-		return err == nil && other == addr
-	}) {
+	if svc, ok := obj.(*corev1.Service); ok && clusterip.Holds(svc, addr) {
 		return key
 	}
 	return ""

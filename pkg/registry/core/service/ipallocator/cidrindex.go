@@ -196,17 +196,6 @@ func (x *cidrIndex) readyPrefixFor(a netip.Addr) *prefixEntry {
 	return found
 }
 
-// containingPrefix is the longest prefix containing a, ready or not, nil if none.
-func (x *cidrIndex) containingPrefix(a netip.Addr) *prefixEntry {
-	var found *prefixEntry
-	x.eachContaining(a, func(p *prefixEntry) {
-		if found == nil || p.prefix.Bits() > found.prefix.Bits() {
-			found = p
-		}
-	})
-	return found
-}
-
 // next reserves a free address of the oldest open prefix, in its dynamic band
 // first (KEP-3070), skipping prefixes skip rejects. ok is false when every
 // allocatable prefix is full.
@@ -243,7 +232,8 @@ func (x *cidrIndex) pick(p *prefixEntry) (netip.Addr, bool) {
 		if !ok {
 			return netip.Addr{}, false
 		}
-		// add marks it again through eachContaining, which is a no-op for the picker.
+		// pick only finds the offset: the caller's add marks it in the picker
+		// of every prefix that contains it, this one included.
 		_ = p.picker.Release(off)
 		return p.at(uint64(off)), true
 	}

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/netfork/netfork/pkg/features"
 )
 
 // Bitmap keys are upstream's, so bitmap-based apiservers sharing the etcd see the same ranges.
@@ -19,6 +21,9 @@ type Config struct {
 	// PrimaryRange and SecondaryRange are --service-cluster-ip-range; SecondaryRange.IP is nil when single-stack.
 	PrimaryRange   net.IPNet
 	SecondaryRange net.IPNet
+
+	// Allocation is the mode MultiCIDRServiceAllocator and DisableAllocatorDualWrite select.
+	Allocation features.ClusterIPAllocation
 
 	// StorageConfig stores the legacy bitmaps (RangeAllocation objects).
 	StorageConfig *storagebackend.ConfigForResource

@@ -76,20 +76,19 @@ var registerMetricsOnce sync.Once
 
 // registerMetrics registers the collectors in the legacy registry once per process.
 //
-// Until netfork's multi-CIDR allocator replaces upstream's MetaAllocator
-// (issue 4), upstream's ipallocator registers collectors with these very
-// names, with MustRegister, once per process, the first time one of its
-// allocators enables metrics. Registering netfork's first would make that
-// later MustRegister panic (an apiserver process, or a test binary starting
-// apiservers with the gates set both ways). So netfork first has upstream
-// register its own, through a throwaway Range, which builds nothing, then
-// takes the names over: Register, not MustRegister; on a clash, unregister the
-// collector already there (it has netfork's descriptors, so Unregister with
-// netfork's removes it) and register again. In either order nothing panics,
-// and netfork's numbers are exported once a netfork Range enables metrics,
-// which only happens with MultiCIDRServiceAllocator off, where upstream's
-// allocators have nothing to count. Should it still fail, netfork's
-// collectors count unexported; that is logged once at V(2).
+// Upstream's ipallocator registers collectors with these very names, with
+// MustRegister, once per process, the first time one of its allocators
+// enables metrics. netfork never runs one, but it builds upstream's core
+// storage provider, which builds upstream's allocators before netfork
+// replaces them, so whether upstream registers depends on upstream's code of
+// the day. Registering netfork's first would make that later MustRegister
+// panic. So netfork first has upstream register its own, through a throwaway
+// Range, which builds nothing, then takes the names over: Register, not
+// MustRegister; on a clash, unregister the collector already there (it has
+// netfork's descriptors, so Unregister with netfork's removes it) and
+// register again. In either order nothing panics, and netfork's numbers are
+// the ones exported. Should it still fail, netfork's collectors count
+// unexported; that is logged once at V(2).
 func registerMetrics() {
 	registerMetricsOnce.Do(func() {
 		new(upstreamipallocator.Range).EnableMetrics()

@@ -23,6 +23,11 @@ var exportedNames = []string{
 }
 
 func TestMetrics(t *testing.T) {
+	// The collectors are the process's: start from zero, so that the test
+	// counts only its own allocations when it runs again (go test -count).
+	for _, v := range []interface{ Reset() }{clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency} {
+		v.Reset()
+	}
 	// Upstream's allocator registers its collectors first, as its
 	// MetaAllocator does when MultiCIDRServiceAllocator is on.
 	newUpstreamRange(t, "10.9.0.0/24").EnableMetrics()

@@ -62,8 +62,9 @@ var registerMetricsOnce sync.Once
 
 // registerMetrics registers the collectors in the legacy registry once per
 // process. Upstream's portallocator registers collectors with these names
-// with MustRegister the first time one of its allocators enables metrics (a
-// test binary that also runs upstream's), which would panic if netfork's were
+// with MustRegister the first time one of its allocators enables metrics,
+// which upstream's core storage provider does when netfork builds it (netfork
+// then replaces that allocator), and which would panic if netfork's were
 // there first. As in netfork's ipallocator, upstream registers first, through
 // a throwaway PortAllocator that builds nothing, and netfork's collectors then
 // take the names over; a failure is logged once at V(2) and netfork's

@@ -18,6 +18,11 @@ var exportedNames = []string{
 }
 
 func TestMetrics(t *testing.T) {
+	// The counters are the process's: start from zero, so that the test counts
+	// only its own allocations when it runs again (go test -count); the
+	// gauges are set by the allocator.
+	nodePortAllocations.Reset()
+	nodePortAllocationErrors.Reset()
 	// An upstream allocator in the same process registers its collectors first.
 	newUpstreamAllocator(t, "30000-30100").EnableMetrics()
 

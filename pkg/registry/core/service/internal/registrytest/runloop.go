@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,25 +57,44 @@ func RunFirstPass(t *testing.T, r Runner) {
 	}
 }
 
-// RunBriefly runs r for 50ms and stops it, failing the test if RunUntil does
-// not return; it reports whether onFirstSuccess was called.
-func RunBriefly(t *testing.T, r Runner) (firstSuccess bool) {
+// RunUntilTried runs r until tried reports that it had its chance (e.g. the
+// fake API counted several failed passes, or the loop polled its caches) or
+// its first pass succeeds, then stops it. It fails the test if neither
+// happens within 30s or RunUntil does not return once stopped, and reports
+// whether onFirstSuccess was called.
+func RunUntilTried(t *testing.T, r Runner, tried func() bool) (firstSuccess bool) {
 	t.Helper()
 	stopCh := make(chan struct{})
 	done := make(chan struct{})
-	var succeeded atomic.Bool
+	succeeded := make(chan struct{})
+	var once sync.Once
 	go func() {
 		defer close(done)
-		r.RunUntil(func() { succeeded.Store(true) }, stopCh)
+		r.RunUntil(func() { once.Do(func() { close(succeeded) }) }, stopCh)
 	}()
-	time.Sleep(50 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		select {
+		case <-succeeded:
+			return true, nil
+		default:
+			return tried(), nil
+		}
+	})
 	close(stopCh)
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("RunUntil did not return after stopCh closed")
 	}
-	return succeeded.Load()
+	if err != nil {
+		t.Fatal("the loop neither had its chance nor succeeded within 30s")
+	}
+	select {
+	case <-succeeded:
+		return true
+	default:
+		return false
+	}
 }
 
 // FirstPassError is a transient failure of a repair loop's first pass: the

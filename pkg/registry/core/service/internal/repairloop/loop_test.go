@@ -3,6 +3,7 @@ package repairloop
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,11 +120,22 @@ func TestLoopStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
+			// once the pass returned, the loop waits an hour: for a retry, or the next interval
+			passed := make(chan struct{})
+			var once sync.Once
+			pass := func(ctx context.Context) error {
+				defer once.Do(func() { close(passed) })
+				return tc.pass(ctx)
+			}
 			go func() {
 				defer close(done)
-				Loop{Interval: time.Hour, FirstPassBackoff: wait.Backoff{Duration: time.Hour}, Pass: tc.pass}.Run(ctx, func() {})
+				Loop{Interval: time.Hour, FirstPassBackoff: wait.Backoff{Duration: time.Hour}, Pass: pass}.Run(ctx, func() {})
 			}()
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case <-passed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Run never ran its first pass")
+			}
 			cancel()
 			select {
 			case <-done:

@@ -107,7 +107,7 @@ func newTestRepair(t *testing.T, client kubernetes.Interface, primaryCIDR string
 }
 
 // allErrorTypes are the values of the type label of clusterIPRepairIPErrors.
-var allErrorTypes = []string{errorTypeLeak, errorTypeRepair, errorTypeFull, errorTypeOutOfRange, errorTypeDuplicate, errorTypeUnknown, errorTypeInvalid}
+var allErrorTypes = []string{errorTypeLeak, errorTypeRepair, errorTypeFull, errorTypeOutOfRange, errorTypeDuplicate, errorTypeUnknown, errorTypeInvalid, errorTypeBitmapOnly}
 
 // ipErrors reads clusterIPRepairIPErrors, leaving out the types at zero.
 func ipErrors(t *testing.T) map[string]float64 {

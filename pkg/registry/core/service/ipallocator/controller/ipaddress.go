@@ -2,13 +2,14 @@ package controller
 
 import (
 	"net"
+	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/kubernetes/pkg/apis/core/v1/helper"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
-	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
 
 // managedBy is the value of the managed-by label on the IPAddresses of
@@ -78,31 +79,20 @@ func serviceRef(a *networkingv1.IPAddress) (namespace, name string, ok bool) {
 	return ref.Namespace, ref.Name, true
 }
 
-// holdsIP reports whether svc has ip among its ClusterIPs, comparing addresses,
-// not strings, so a ClusterIP stored in a non-canonical form still matches.
+// holdsIP reports whether svc has ip among its ClusterIPs, in whatever form
+// the Service holds it (see clusterip.Parse).
 func holdsIP(svc *corev1.Service, ip net.IP) bool {
-	if !helper.IsServiceIPSet(svc) {
-		return false
-	}
-	for _, s := range svc.Spec.ClusterIPs {
-		if ip.Equal(netutils.ParseIPSloppy(s)) {
-			return true
-		}
-	}
-	return false
+	addr, ok := netip.AddrFromSlice(ip)
+	return ok && clusterip.Holds(svc, addr.Unmap())
 }
 
 // clusterIPNames are the IPAddress names of svc's ClusterIPs: their canonical
 // forms, leaving out what does not parse.
 func clusterIPNames(svc *corev1.Service) []string {
-	if !helper.IsServiceIPSet(svc) {
-		return nil
-	}
-	names := make([]string, 0, len(svc.Spec.ClusterIPs))
-	for _, s := range svc.Spec.ClusterIPs {
-		if ip := netutils.ParseIPSloppy(s); ip != nil {
-			names = append(names, ip.String())
-		}
+	addrs := clusterip.Of(svc)
+	names := make([]string, len(addrs))
+	for i, a := range addrs {
+		names[i] = a.String()
 	}
 	return names
 }

@@ -25,6 +25,9 @@ const (
 	errorTypeDuplicate  = "duplicate"
 	errorTypeUnknown    = "unknown"
 	errorTypeInvalid    = "invalid"
+	// errorTypeBitmapOnly counts ClusterIPs a bitmap-only apiserver allocated
+	// while this one allocates IPAddresses without writing the bitmaps.
+	errorTypeBitmapOnly = "bitmapOnlyAPIServer"
 )
 
 var (

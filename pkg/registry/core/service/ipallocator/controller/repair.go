@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	"k8s.io/utils/clock"
 
@@ -26,7 +27,9 @@ var (
 // Config holds what a ClusterIP repair loop needs.
 type Config struct {
 	Interval time.Duration
-	Client   kubernetes.Interface
+	// Allocation is the ClusterIP allocation mode the loop keeps true.
+	Allocation features.ClusterIPAllocation
+	Client     kubernetes.Interface
 	// Informers feed the IPAddress repair loop: Services, ServiceCIDRs, IPAddresses.
 	Informers informers.SharedInformerFactory
 
@@ -35,11 +38,17 @@ type Config struct {
 	PrimaryBitmap   rangeallocation.RangeRegistry
 	SecondaryRange  net.IPNet
 	SecondaryBitmap rangeallocation.RangeRegistry
+
+	// LegacyBitmaps are the legacy bitmaps by family, read only, when
+	// ClusterIPs are IPAddresses that this apiserver does not mirror in them:
+	// the IPAddress repair loop then tells a bitmap-only apiserver sharing the
+	// cluster, a mix KEP-1880 calls unsafe.
+	LegacyBitmaps map[api.IPFamily]rangeallocation.RangeRegistry
 }
 
 // NewRepair returns the repair loop that matches the ClusterIP allocator in use.
 func NewRepair(c Config) Runner {
-	if !features.Enabled(features.MultiCIDRServiceAllocator) {
+	if !c.Allocation.UsesIPAddresses() {
 		return newBitmapRepair(c)
 	}
 	return newRepairIPAddress(c, clock.RealClock{})

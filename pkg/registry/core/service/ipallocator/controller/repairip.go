@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/repairloop"
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
 
 const (
@@ -49,12 +50,6 @@ const (
 	maxRetries = 15
 	// cacheSyncLogInterval spaces the log lines while the informers do not sync.
 	cacheSyncLogInterval = 10 * time.Second
-
-	// clusterIPIndex indexes the Services by the canonical form of their
-	// ClusterIPs, the IPAddress names. The allocator's index of the shared
-	// informer (netfork.io/clusterip) holds the ClusterIPs as written, which
-	// a Service stored by an older apiserver may hold in another form.
-	clusterIPIndex = "netfork.io/repair-clusterip"
 )
 
 // orphanGracePeriod overrides DefaultOrphanGracePeriod when set; see SetOrphanGracePeriodForTest.
@@ -98,6 +93,8 @@ type RepairIPAddress struct {
 
 	orphans    orphans
 	outOfRange keySet
+	// bitmapOnly is nil unless c.LegacyBitmaps were given.
+	bitmapOnly *bitmapOnlyDetector
 
 	// started is set, in RunUntil's goroutine, once the first pass succeeded.
 	started bool
@@ -163,6 +160,7 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 			workqueue.TypedRateLimitingQueueConfig[workItem]{Name: "ipaddress_repair", Clock: clk},
 		),
 		orphans:     orphans{seen: map[string]orphanSeen{}},
+		bitmapOnly:  newBitmapOnlyDetector(c, clk),
 		outOfRange:  keySet{keys: map[string]struct{}{}},
 		broadcaster: broadcaster,
 		recorder:    broadcaster.NewRecorder(scheme.Scheme, reportingController),
@@ -170,7 +168,7 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 
 	// Without the index, finding the Service that holds an address lists them
 	// all; that happens only for an IPAddress that looks orphaned.
-	if err := serviceInformer.Informer().AddIndexers(cache.Indexers{clusterIPIndex: indexClusterIPs}); err != nil {
+	if err := clusterip.AddIndexer(serviceInformer.Informer()); err != nil {
 		logger.Error(err, "Cannot index Services by ClusterIP; orphaned IPAddresses will be matched by listing the Services")
 	} else {
 		r.indexed = true
@@ -178,15 +176,6 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 	r.addEventHandlers(logger, serviceInformer.Informer(), serviceCIDRInformer.Informer(), ipAddressInformer.Informer())
 	registerMetrics(logger)
 	return r
-}
-
-// indexClusterIPs is the clusterIPIndex function.
-func indexClusterIPs(obj any) ([]string, error) {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return nil, nil
-	}
-	return clusterIPNames(svc), nil
 }
 
 func (r *RepairIPAddress) addEventHandlers(logger klog.Logger, services, serviceCIDRs, ipAddresses cache.SharedIndexInformer) {

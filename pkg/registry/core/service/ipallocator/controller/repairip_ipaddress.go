@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
 
 // ipProblem is what is wrong with an allocator-managed IPAddress.
@@ -133,15 +136,8 @@ func (r *RepairIPAddress) serviceHolding(ip net.IP) string {
 		return ""
 	}
 	var candidates []*corev1.Service
-	if r.indexed {
-		objs, err := r.serviceIndexer.ByIndex(clusterIPIndex, ip.String())
-		if err == nil {
-			for _, obj := range objs {
-				if svc, ok := obj.(*corev1.Service); ok {
-					candidates = append(candidates, svc)
-				}
-			}
-		}
+	if addr, ok := netip.AddrFromSlice(ip); ok && r.indexed {
+		candidates, _ = clusterip.Holders(r.serviceIndexer, addr.Unmap())
 	} else if all, err := r.services.List(labels.Everything()); err == nil {
 		candidates = all
 	}

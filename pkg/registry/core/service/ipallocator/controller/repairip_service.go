@@ -114,6 +114,7 @@ func (r *RepairIPAddress) allocate(ctx context.Context, svc *corev1.Service, ip 
 	// starts does not report it at every attempt.
 	r.report(ctx, live, errorTypeRepair, reasonNotAllocated, actionAllocation,
 		"Cluster IP [%v]: %s is not allocated; repairing", ipFamilyOf(ip), ip)
+	r.checkBitmapOnly(ctx, live, ip)
 	return nil
 }
 

@@ -21,11 +21,11 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 	testingclock "k8s.io/utils/clock/testing"
 	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
 )
 
 func TestRepairIPAddressPass(t *testing.T) {
@@ -501,9 +501,24 @@ func TestRepairIPAddressWaitsForCaches(t *testing.T) {
 	f.client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(corev1.Resource("services"), "", errors.New("RBAC not loaded"))
 	})
+	// Count the loop's looks at the Service informer made once the other two had synced:
+	// after two of them the loop has had its chance to start without the Services.
+	var looks atomic.Int32
+	for i, s := range f.r.synced {
+		if s.name == "services" {
+			synced := s.synced
+			f.r.synced[i].synced = func() bool {
+				if f.factory.Networking().V1().ServiceCIDRs().Informer().HasSynced() &&
+					f.factory.Networking().V1().IPAddresses().Informer().HasSynced() {
+					looks.Add(1)
+				}
+				return synced()
+			}
+		}
+	}
 	f.start(t)
 
-	if registrytest.RunBriefly(t, f.r) {
+	if registrytest.RunUntilTried(t, f.r, func() bool { return looks.Load() >= 2 }) {
 		t.Error("onFirstSuccess called although the Service informer never synced")
 	}
 }
@@ -583,22 +598,25 @@ func TestRepairIPAddressRunUntil(t *testing.T) {
 	})
 }
 
-// TestRepairIPAddressServiceIndex checks the loop gets its own index of
-// canonical ClusterIPs beside an index the allocator put on the shared
-// informer, and finds a Service whose ClusterIP is stored in another form.
+// TestRepairIPAddressServiceIndex checks the loop uses the one ClusterIP index
+// of the shared informer, which the allocator may have added first, and finds
+// a Service whose ClusterIPs are stored in legacy forms.
 func TestRepairIPAddressServiceIndex(t *testing.T) {
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	services := factory.Core().V1().Services().Informer()
-	if err := services.AddIndexers(cache.Indexers{"netfork.io/clusterip": func(any) ([]string, error) { return nil, nil }}); err != nil {
+	if err := clusterip.AddIndexer(services); err != nil { // as the allocator does
 		t.Fatal(err)
 	}
 	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory}, testingclock.NewFakeClock(testNow))
 	t.Cleanup(r.queue.ShutDown)
 	if !r.indexed {
-		t.Fatal("the loop has no Service index beside the allocator's")
+		t.Fatal("the loop does not use the shared ClusterIP index")
 	}
-	if err := services.GetIndexer().Add(newService("a", "10.0.0.10", "fd00:0::0a")); err != nil {
+	if n := len(services.GetIndexer().GetIndexers()); n != 2 { // the namespace index and the ClusterIP index
+		t.Errorf("the Service informer has %d indexes, want the namespace index and one ClusterIP index", n)
+	}
+	if err := services.GetIndexer().Add(newService("a", "010.000.000.010", "fd00:0::0a")); err != nil {
 		t.Fatal(err)
 	}
 	for _, ip := range []string{"10.0.0.10", "fd00::a"} {

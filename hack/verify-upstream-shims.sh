@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# verify-upstream-shims.sh checks hack/upstream-shims.txt, the list of netfork's code that
+# stands beside upstream code because upstream leaves no seam there. In netfork's Go files
+# each such region lies between "// upstream-shim begin: <upstream file> <function>" and
+# "// upstream-shim end". It fails when:
+#   - a listed upstream file's sha256 at the version go.mod pins differs from the list
+#     (a bump changed it: port the shims that stand beside it, then update the sum),
+#   - a listed upstream function is gone from that file,
+#   - a region names a shim that is not listed, a listed shim has no region in its netfork
+#     file, or a region is left open,
+#   - the regions hold 100 lines of code or more. Counted is what re-types upstream's logic:
+#     not blank lines, comments, lines gofmt leaves holding only closing brackets, nor Go's
+#     bare error propagation ("if err != nil {" then "return err" or "return nil, err");
+#     an error wrapped in upstream's words counts.
+# It prints each shim's netfork lines and the total.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+list="hack/upstream-shims.txt"
+max_lines=100
+
+pin="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+
+# module_file prints the path in the module cache of a file named as <module>/<path>, where
+# the module is k8s.io/<name>, at the version go.mod pins.
+module_file() {
+  local module dir
+  module="$(cut -d/ -f1-2 <<<"$1")"
+  dir="$(go list -m -f '{{.Dir}}' "${module}" 2>/dev/null)" || true
+  [[ -n "${dir}" ]] && echo "${dir}/${1#"${module}"/}"
+}
+
+failed=0
+fail() {
+  echo "${list}: $*"
+  failed=1
+}
+
+# func_pattern is the regexp of upstream's declaration of name ("Func" or "Recv.Method").
+func_pattern() {
+  local name="$1"
+  if [[ "${name}" == *.* ]]; then
+    echo "^func \\([A-Za-z_]* \\*?${name%%.*}\\) ${name#*.}\\("
+  else
+    echo "^func ${name}\\("
+  fi
+}
+
+declare -A listed_file=()
+while read -r netfork_file upstream_file function sum; do
+  [[ -z "${netfork_file}" || "${netfork_file}" == \#* ]] && continue
+  key="${upstream_file} ${function}"
+  listed_file["${key}"]="${netfork_file}"
+  path="$(module_file "${upstream_file}")"
+  if [[ -z "${path}" || ! -f "${path}" ]]; then
+    fail "${upstream_file} no longer exists at ${pin}; port ${netfork_file}'s shim of ${function}"
+    continue
+  fi
+  got="$(sha256sum "${path}" | cut -d' ' -f1)"
+  if [[ "${got}" != "${sum}" ]]; then
+    fail "${upstream_file} changed at ${pin} (sha256 ${got}); port ${netfork_file}'s shim of ${function}, then update its sum"
+  fi
+  if ! grep -qE "$(func_pattern "${function}")" "${path}"; then
+    fail "${upstream_file} at ${pin} has no ${function}; port ${netfork_file}'s shim of it"
+  fi
+done <"${list}"
+
+declare -A lines_of=()
+declare -A where=()
+total=0
+while IFS= read -r -d '' f; do
+  case "${f}" in _output/* | hack/tools/* | *_test.go) continue ;; esac
+  # awk prints "<key>\t<first line>-<last line>\t<code lines>" per region, or ERROR lines.
+  while IFS=$'\t' read -r key range count; do
+    if [[ "${key}" == ERROR* ]]; then
+      fail "${f}: ${key#ERROR }"
+      continue
+    fi
+    if [[ -z "${listed_file[${key}]:-}" ]]; then
+      fail "${f}:${range%%-*}: region for ${key}, which is not listed"
+      continue
+    fi
+    if [[ "${listed_file[${key}]}" != "${f}" ]]; then
+      fail "${f}:${range%%-*}: region for ${key}, which is listed for ${listed_file[${key}]}"
+      continue
+    fi
+    lines_of["${key}"]=$((${lines_of[${key}]:-0} + count))
+    where["${key}"]+="${f}:${range} "
+    total=$((total + count))
+  done < <(awk '
+    function code(line) {
+      return line !~ /^[[:space:]]*$/ && line !~ /^[[:space:]]*\/\// && line !~ /^[[:space:]]*[})\]]+[,)]*[[:space:]]*$/
+    }
+    /\/\/ upstream-shim begin: / {
+      if (open) { print "ERROR line " NR ": region opened inside another"; }
+      open = 1; key = $0; sub(/.*\/\/ upstream-shim begin: /, "", key); first = NR; count = 0; held = 0; next
+    }
+    /\/\/ upstream-shim end/ {
+      if (!open) { print "ERROR line " NR ": region closed but never opened"; next }
+      printf "%s\t%d-%d\t%d\n", key, first, NR, count + held; open = 0; next
+    }
+    !open { next }
+    held && /^[[:space:]]*return ((nil|""|0|false), )*err$/ { held = 0; next }
+    held { count++; held = 0 }
+    /^[[:space:]]*if err != nil \{$/ { held = 1; next }
+    code($0) { count++ }
+    END { if (open) print "ERROR line " first ": region never closed" }
+  ' "${f}")
+done < <(git ls-files -z --cached --others --exclude-standard -- '*.go')
+
+for key in "${!listed_file[@]}"; do
+  if [[ -z "${lines_of[${key}]:-}" ]]; then
+    fail "${key} is listed for ${listed_file[${key}]}, which has no region for it"
+  fi
+done
+
+printf '%-5s %-70s %s\n' lines "upstream (${pin})" "netfork"
+for key in $(printf '%s\n' "${!lines_of[@]}" | tr ' ' '|' | LC_ALL=C sort); do
+  key="${key//|/ }"
+  printf '%-5s %-70s %s\n' "${lines_of[${key}]}" "${key}" "${where[${key}]}"
+done
+echo "total: ${total} lines of code stand beside upstream's (limit ${max_lines})"
+if [[ ${total} -ge ${max_lines} ]]; then
+  fail "the shims hold ${total} lines, the limit is under ${max_lines}: use upstream's code instead"
+fi
+
+if [[ ${failed} -ne 0 ]]; then
+  netfork::log "upstream shims need attention (see above)"
+  exit 1
+fi
+netfork::log "OK: ${#listed_file[@]} shims, ${total} lines, upstream files unchanged at ${pin}"

@@ -1,0 +1,32 @@
+package features
+
+import (
+	"testing"
+
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+)
+
+func TestClusterIPAllocationOf(t *testing.T) {
+	tests := []struct {
+		multiCIDR, disableDualWrite bool
+		want                        ClusterIPAllocation
+		ipAddresses, bitmaps        bool
+	}{
+		{multiCIDR: true, disableDualWrite: true, want: IPAddresses, ipAddresses: true},
+		{multiCIDR: true, disableDualWrite: false, want: IPAddressesDualWrite, ipAddresses: true, bitmaps: true},
+		{multiCIDR: false, disableDualWrite: true, want: Bitmaps, bitmaps: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want.String(), func(t *testing.T) {
+			gate, _, _ := newTestRegistry(t)
+			featuregatetesting.SetFeatureGatesDuringTest(t, gate, featuregatetesting.FeatureOverrides{
+				MultiCIDRServiceAllocator: tc.multiCIDR, DisableAllocatorDualWrite: tc.disableDualWrite,
+			})
+			got := ClusterIPAllocationOf(gate)
+			if got != tc.want || got.UsesIPAddresses() != tc.ipAddresses || got.UsesBitmaps() != tc.bitmaps {
+				t.Errorf("got %s (IPAddresses %t, bitmaps %t), want %s (%t, %t)",
+					got, got.UsesIPAddresses(), got.UsesBitmaps(), tc.want, tc.ipAddresses, tc.bitmaps)
+			}
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package rest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic/registry"
+	api "k8s.io/kubernetes/pkg/apis/core"
+)
+
+// fakeStore answers Get from a watch cache (ResourceVersion "0") and from etcd
+// (any other read), which may disagree for a moment after a write.
+type fakeStore struct {
+	inCache, inEtcd bool
+	etcdReads       int
+}
+
+func (f *fakeStore) get(_ context.Context, name string, opts *metav1.GetOptions) (runtime.Object, error) {
+	found := f.inCache
+	if opts.ResourceVersion != "0" {
+		f.etcdReads++
+		found = f.inEtcd
+	}
+	if !found {
+		return nil, apierrors.NewNotFound(api.Resource("services"), name)
+	}
+	return &api.Service{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
+}
+
+func TestExists(t *testing.T) {
+	tests := []struct {
+		name            string
+		inCache, inEtcd bool
+		want            bool
+		wantEtcdReads   int
+	}{
+		{name: "new name: the cache answers alone", want: false, wantEtcdReads: 0},
+		{name: "re-POST of a stored Service", inCache: true, inEtcd: true, want: true, wantEtcdReads: 1},
+		// a create right after a delete that the watch cache has not seen yet
+		{name: "deleted, cache behind", inCache: true, inEtcd: false, want: false, wantEtcdReads: 1},
+		// created by another apiserver a moment ago: the create itself will
+		// answer AlreadyExists from etcd, as upstream's does
+		{name: "created, cache behind", inCache: false, inEtcd: true, want: false, wantEtcdReads: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &fakeStore{inCache: tc.inCache, inEtcd: tc.inEtcd}
+			if got := exists(context.Background(), s.get, "svc"); got != tc.want {
+				t.Errorf("exists = %t, want %t", got, tc.want)
+			}
+			if s.etcdReads != tc.wantEtcdReads {
+				t.Errorf("%d consistent reads, want %d", s.etcdReads, tc.wantEtcdReads)
+			}
+		})
+	}
+}
+
+func TestWrapServiceStoreNeedsBothHooks(t *testing.T) {
+	begin := func(context.Context, runtime.Object, *metav1.CreateOptions) (registry.FinishFunc, error) {
+		return nil, nil
+	}
+	store := &registry.Store{BeginCreate: begin}
+	err := wrapServiceStore(store, nil)
+	if err == nil || !strings.Contains(err.Error(), "BeginCreate and BeginUpdate") {
+		t.Fatalf("wrapServiceStore without BeginUpdate = %v, want a start-up error naming both hooks", err)
+	}
+}
