@@ -1,4 +1,38 @@
 // Package e2e is netfork's ginkgo suite, run against any cluster named by
-// $KUBECONFIG (a local-up control plane, a kind cluster built with netfork's
-// kube-apiserver) with `make test-e2e`. It is not part of `make test`.
+// $KUBECONFIG or --kubeconfig (a local-up control plane, a kind cluster with
+// netfork's or upstream's kube-apiservers) with `make test-e2e`. It is not part
+// of `make test`.
+//
+// Specs carry one label per KEP they check (KEP-1880, KEP-3070, KEP-3668,
+// KEP-2438, KEP-1669), plus "datapath" (needs nodes; skipped where there are
+// none), "netns" (hack/local-up-netns.sh's cluster) and "disruptive" (stops and
+// starts apiservers). Every expectation is derived from what the cluster says:
+// its ServiceCIDRs or the allocation errors that name its ranges, the
+// kubernetes Service and its EndpointSlices, the kubernetes_feature_enabled
+// metric, and how the allocator answers a probe Service (IPAddress objects or
+// bitmaps); never from local-up's defaults.
+//
+// # The disruptive hook
+//
+// Disruptive specs stop and start apiservers through an executable named by
+// $NETFORK_E2E_HOOK, which the harness that made the cluster provides
+// (hack/local-up-hook.sh for local-up, hack/kind's for kind). Without it they
+// skip with a message. The contract:
+//
+//	$NETFORK_E2E_HOOK count        prints the number of apiservers (N), nothing else on stdout
+//	$NETFORK_E2E_HOOK stop INDEX   sends apiserver INDEX (0..N-1) SIGTERM, a graceful
+//	                               shutdown, and returns once it has exited
+//	$NETFORK_E2E_HOOK start INDEX  starts apiserver INDEX again with the same binary and
+//	                               flags and returns once its /readyz is ok
+//
+// Each exits 0 on success and non-zero with one line on stderr otherwise. The
+// suite's client keeps working while one apiserver is stopped (local-up's front,
+// kind's load balancer); a spec stops only apiserver N-1 and starts it again
+// before it ends, also when it fails.
+//
+// Optional expectations a harness may set, when it knows them:
+// NETFORK_E2E_APISERVER_FAMILIES=dual|single says whether every apiserver
+// advertises one address per family, so the kubernetes Service must be
+// RequireDualStack, or one address, so it must be single-stack; without it the
+// KEP-2438 spec accepts either shape but checks it whole.
 package e2e

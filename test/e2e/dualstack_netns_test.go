@@ -20,8 +20,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/netfork/netfork/internal/clustercheck"
 )
 
 const (
@@ -56,11 +56,7 @@ var _ = ginkgo.Describe("Dual-stack apiservers on three hosts [KEP-2438]", ginkg
 	)
 	ginkgo.BeforeEach(func() {
 		cluster = loadNetnsCluster()
-		config, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "loading KUBECONFIG")
-		config.WarningHandler = rest.NoWarnings{}
-		quiet, err = kubernetes.NewForConfig(config)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		quiet = quietClient()
 	})
 
 	ginkgo.It("serves on both families of every host, reached from every host", func(ctx context.Context) {
@@ -181,35 +177,11 @@ func dualStackMismatch(ctx context.Context, cs kubernetes.Interface, c *netnsClu
 // sliceMismatch describes how slice differs from one ready endpoint per
 // address in want, on port.
 func sliceMismatch(slice discoveryv1.EndpointSlice, want []string, port int) []string {
-	var problems, got []string
-	for _, e := range slice.Endpoints {
-		got = append(got, e.Addresses...)
-		if e.Conditions.Ready == nil || !*e.Conditions.Ready {
-			problems = append(problems, fmt.Sprintf("EndpointSlice %s: endpoint %v is not ready", slice.Name, e.Addresses))
-		}
-	}
-	for i := range got {
-		got[i] = canonical(got[i])
-	}
-	slices.Sort(got)
+	got, problems := clustercheck.SliceAddresses(slice, port)
 	if !slices.Equal(got, want) {
 		problems = append(problems, fmt.Sprintf("EndpointSlice %s (%s) holds %v, want %v", slice.Name, slice.AddressType, got, want))
 	}
-	if len(slice.Ports) != 1 || slice.Ports[0].Port == nil || int(*slice.Ports[0].Port) != port {
-		problems = append(problems, fmt.Sprintf("EndpointSlice %s has ports %s, want %d only", slice.Name, portList(slice.Ports), port))
-	}
 	return problems
-}
-
-// portList shows a slice's port numbers.
-func portList(ports []discoveryv1.EndpointPort) string {
-	var nums []string
-	for _, p := range ports {
-		if p.Port != nil {
-			nums = append(nums, strconv.Itoa(int(*p.Port)))
-		}
-	}
-	return "[" + strings.Join(nums, " ") + "]"
 }
 
 // canonical spells an address as netip does, so equal IPv6 addresses compare equal.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -8,11 +9,19 @@ import (
 	"github.com/onsi/gomega"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// client talks to the cluster under test; set before any spec runs.
-var client kubernetes.Interface
+// kubeconfig names the cluster under test; --kubeconfig wins over $KUBECONFIG.
+var kubeconfig = flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster under test (default $KUBECONFIG)")
+
+var (
+	// restConfig is the cluster's client configuration; set before any spec runs.
+	restConfig *rest.Config
+	// client talks to the cluster under test; set before any spec runs.
+	client kubernetes.Interface
+)
 
 func TestE2E(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
@@ -20,12 +29,12 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = ginkgo.BeforeSuite(func() {
-	path := os.Getenv("KUBECONFIG")
-	if path == "" {
-		ginkgo.Skip("KUBECONFIG is not set: the e2e suite needs a cluster (make run, or a kind cluster)")
+	if *kubeconfig == "" {
+		ginkgo.Skip("neither --kubeconfig nor KUBECONFIG is set: the e2e suite needs a cluster (make run, or a kind cluster)")
 	}
-	config, err := clientcmd.BuildConfigFromFlags("", path)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "loading kubeconfig %s", path)
-	client, err = kubernetes.NewForConfig(config)
+	var err error
+	restConfig, err = clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "loading kubeconfig %s", *kubeconfig)
+	client, err = kubernetes.NewForConfig(restConfig)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 })

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test-e2e-ci.sh is what CI runs after `make test` for issue 11: the e2e suite against its
+# own local-up, the feature-gate matrix, and the upgrade/downgrade scenarios that need
+# only netfork and upstream at the pinned release (no VERSIONS). Each part runs even when
+# an earlier one failed; the exit code is 1 when any did. Every part leaves nothing
+# running. LOCAL_UP_PORT moves every local-up (default 6443); CI_GATES and CI_SCENARIOS
+# narrow the matrix (COMBINATIONS) and the scenarios (SCENARIOS) to fit CI's time.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+failed=()
+part() {
+  local name="$1" start=$SECONDS
+  shift
+  netfork::log "== ${name}"
+  if "$@"; then
+    netfork::log "== ${name}: ok in $((SECONDS - start))s"
+  else
+    netfork::log "== ${name}: FAILED in $((SECONDS - start))s"
+    failed+=("${name}")
+  fi
+}
+
+part "e2e suite" hack/test-e2e.sh
+part "gate matrix" env COMBINATIONS="${CI_GATES:-ttf tff ftf ftt tft ttt}" hack/test-e2e-gates.sh
+part "upgrade/downgrade (v1.37.1)" env VERSIONS= SCENARIOS="${CI_SCENARIOS:-a,b,c}" hack/upgrade-downgrade.sh
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  netfork::log "failed: ${failed[*]}"
+  exit 1
+fi

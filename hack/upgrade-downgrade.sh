@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# upgrade-downgrade.sh runs the upgrade/downgrade scenarios of hack/upgrade-downgrade
+# (a: upstream → netfork → back → netfork; b: KEP-1880 migration from the legacy bitmaps
+# and rollback, with one deliberately unsafe step that must raise
+# BitmapOnlyAPIServerDetected; c: dual-stack kubernetes Service with an upstream apiserver
+# joining and leaving, then a downgrade to upstream) on a 3-apiserver local-up under load,
+# with real upstream binaries from hack/upstream-apiserver.sh. It prints a table per step
+# and a summary, and exits 1 when any step fails.
+#   VERSIONS       upstream releases besides the pinned one (v1.37.1), comma-separated, e.g.
+#                  VERSIONS=v1.36.3,v1.35.4,v1.33.13: scenario a runs once per release
+#                  (v1.33.x aside), b once more with v1.33.x as the bitmap-only apiserver
+#   SCENARIOS      which scenarios (default a,b,c)
+#   LOCAL_UP_PORT  local-up's --port (default 6443)
+#   UPGRADE_ARGS   more flags for the Go harness (e.g. --repair-interval=1m)
+source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${NETFORK_ROOT}/hack/lib/gomod.sh"
+
+pinned="$(netfork::gomod::k8s_version go.mod)"
+IFS=', ' read -r -a versions <<<"${VERSIONS:-}"
+# One line and exit 1 for a release that is malformed or not served, before any build.
+for v in "${versions[@]}"; do
+  if [[ ! "${v}" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
+    netfork::log "VERSIONS: '${v}' is not a release like v1.36.3"
+    exit 1
+  fi
+  if [[ ! -f "hack/upstream/${v}/go.mod" && "${v}" != "${pinned}" ]] && ! netfork::gomod::served "${v}"; then
+    exit 1
+  fi
+done
+binaries=()
+for v in "${pinned}" "${versions[@]}"; do
+  [[ -z "${v}" ]] && continue
+  binaries+=(--binary "${v}=$(hack/upstream-apiserver.sh "${v}")")
+done
+netfork::run hack/build.sh
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/upgrade-downgrade" ./hack/upgrade-downgrade
+read -r -a extra <<<"${UPGRADE_ARGS:-}"
+# exec, so Ctrl-C and SIGTERM reach the harness, which stops the local-up it started.
+exec "${NETFORK_OUTPUT}/bin/upgrade-downgrade" --local-up "${NETFORK_OUTPUT}/bin/local-up" \
+  --binary "netfork=${NETFORK_OUTPUT}/bin/kube-apiserver" "${binaries[@]}" --pinned "${pinned}" \
+  --port "${LOCAL_UP_PORT:-6443}" --data-dir "${NETFORK_OUTPUT}/upgrade" \
+  --scenarios "${SCENARIOS:-a,b,c}" "${extra[@]}"

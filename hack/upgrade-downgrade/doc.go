@@ -1,0 +1,21 @@
+// Command upgrade-downgrade rolls a local-up of three apiservers on one etcd through
+// upgrades and downgrades between upstream kube-apiserver releases and netfork, one
+// apiserver at a time (local-up replace), while a load creates and deletes ClusterIP,
+// NodePort and dual-stack Services. After every step it pauses the load and checks
+// the cluster with internal/clustercheck (no Service lost or moved, no duplicate
+// ClusterIP or NodePort, IPAddresses within one repair interval, the legacy bitmaps
+// wherever a bitmap-only or dual-writing apiserver is live, the kubernetes Service's
+// shape, the Warning events by reason) and that every apiserver is still up, and prints
+// a table per step. hack/upgrade-downgrade.sh builds the binaries and runs it.
+//
+// Scenarios:
+//
+//	a  upstream vX → netfork (default gates) → back to vX → netfork
+//	b  KEP-1880 migration and rollback: bitmap-only → (unsafe: one netfork without
+//	   dual-write beside bitmap-only ones, which must raise BitmapOnlyAPIServerDetected)
+//	   → netfork DisableAllocatorDualWrite=false → netfork default → dual-write →
+//	   bitmap-only
+//	c  netfork with DualStackAPIServer → one upstream apiserver joins (the kubernetes
+//	   Service goes single-stack) → leaves (dual-stack again, never flapping) →
+//	   every apiserver upstream (single-stack, no stale secondary slice)
+package main
