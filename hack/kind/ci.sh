@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# ci.sh is CI's kind step: node image (cached) -> a single-node dual-stack cluster -> test/e2e
+# minus the disruptive specs, which need several control planes -> logs on failure -> cluster
+# deleted, always (hack/kind/e2e.sh). Where docker cannot run containers at all it prints
+# "SKIP: <reason>" and exits 0; any other failure fails.
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
+
+# probe_image imports a one-file image (a static Go program that exits 0) to try docker with,
+# since no image can be pulled here, unless an earlier run did; it prints the image's name.
+probe_image() {
+  local dir
+  if docker image inspect netfork/kind-probe:1 >/dev/null 2>&1; then
+    echo netfork/kind-probe:1
+    return
+  fi
+  dir="$(mktemp -d)"
+  mkdir -p "${dir}/rootfs"
+  printf 'package main\n\nfunc main() {}\n' >"${dir}/main.go"
+  (cd "${dir}" && printf 'module probe\n\ngo 1.22\n' >go.mod && CGO_ENABLED=0 go build -o rootfs/true .)
+  tar -C "${dir}/rootfs" -c true | docker import - netfork/kind-probe:1 >/dev/null
+  rm -rf "${dir}"
+  echo netfork/kind-probe:1
+}
+
+if ! command -v docker >/dev/null; then
+  echo "SKIP: docker is not installed"
+  exit 0
+fi
+if ! docker info >/dev/null 2>&1; then
+  echo "SKIP: docker is not running (docker info failed)"
+  exit 0
+fi
+image="$(probe_image)"
+if ! out="$(docker run --rm --network none --entrypoint /true "${image}" 2>&1)"; then
+  echo "SKIP: docker cannot run containers: ${out//$'\n'/ }"
+  exit 0
+fi
+for tool in jq debootstrap; do
+  if ! command -v "${tool}" >/dev/null; then
+    netfork::run apt-get install -y -qq --no-install-recommends "${tool}" >/dev/null ||
+      { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${tool}" >/dev/null; }
+  fi
+done
+dpkg -s libseccomp-dev >/dev/null 2>&1 || netfork::run apt-get install -y -qq --no-install-recommends libseccomp-dev >/dev/null
+
+start=${SECONDS}
+status=0
+"${NETFORK_ROOT}/hack/kind/e2e.sh" --topology dual --name netfork-ci --label-filter '!disruptive' || status=$?
+netfork::log "kind step exited ${status} after $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+exit "${status}"

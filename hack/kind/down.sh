@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# down.sh (make kind-down) deletes a cluster up.sh made and everything made for it: the kind
+# nodes, its docker network, its firewall rules and its folder in _output/kind/clusters. It
+# also cleans up after a half-made cluster, so it is what up.sh runs on failure.
+#   --name NAME   cluster name (default netfork)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
+
+name=netfork
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --name) name="${2:?--name needs a value}"; shift 2 ;;
+    --name=*) name="${1#*=}"; shift ;;
+    *) netfork::kind::die "unknown argument $1 (usage: down.sh [--name NAME])" ;;
+  esac
+done
+netfork::kind::require_docker
+
+dir="${NETFORK_KIND_CLUSTERS}/${name}"
+network="$(netfork::kind::network_name "${name}")"
+kind="${NETFORK_KIND_BIN}/node/kind"
+found=false
+nodes="$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")"
+if [[ -n "${nodes}" ]]; then
+  found=true
+  if [[ -x "${kind}" ]]; then
+    netfork::run "${kind}" delete cluster --name "${name}" --kubeconfig "${dir}/kubeconfig" >/dev/null 2>&1 || true
+  fi
+  # Whatever kind did not remove (or no kind binary): by label, volumes too.
+  nodes="$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")"
+  [[ -z "${nodes}" ]] || docker rm -f -v ${nodes} >/dev/null
+fi
+# kind's own context in the user's kubeconfig, if up.sh merged it there.
+if [[ -x "${NETFORK_KIND_BIN}/node/kubectl" ]]; then
+  for what in delete-context delete-cluster delete-user; do
+    "${NETFORK_KIND_BIN}/node/kubectl" config "${what}" "kind-${name}" >/dev/null 2>&1 || true
+  done
+fi
+bridge=""
+if docker network inspect "${network}" >/dev/null 2>&1; then
+  found=true
+  bridge="$(docker network inspect -f '{{index .Options "com.docker.network.bridge.name"}}' "${network}")"
+  netfork::run docker network rm "${network}" >/dev/null
+fi
+if [[ -z "${bridge}" && -f "${dir}/state" ]]; then
+  bridge="$(sed -n 's/^bridge=//p' "${dir}/state")"
+fi
+if [[ -n "${bridge}" ]]; then
+  found=true
+  netfork::kind::firewall_del "${bridge}"
+fi
+[[ -d "${dir}" ]] && found=true
+rm -rf "${dir}"
+if [[ "${found}" == true ]]; then
+  [[ -n "${NETFORK_KIND_QUIET:-}" ]] || netfork::log "deleted cluster ${name}"
+else
+  netfork::kind::die "no cluster named ${name}"
+fi

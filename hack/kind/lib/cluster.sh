@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# cluster.sh writes kind's cluster configuration for a topology and changes a running control
+# plane's kube-apiserver the way kubeadm upgrades do: by rewriting its static-pod manifest and
+# waiting for kubelet to run the new one. Sourced after network.sh.
+
+# NETFORK_KIND_CLUSTERS holds one folder per cluster: kind.yaml, kubeconfig, state.
+NETFORK_KIND_CLUSTERS="${NETFORK_KIND_OUTPUT}/clusters"
+# APISERVER_MANIFEST is the kube-apiserver static pod inside a control-plane node.
+APISERVER_MANIFEST=/etc/kubernetes/manifests/kube-apiserver.yaml
+
+# netfork::kind::dualstack_patches writes into $1 the kubeadm patch that drops the
+# --advertise-address kubeadm gives every apiserver (its single localAPIEndpoint address), so
+# that netfork with DualStackAPIServer=true advertises the node's address of each family, as
+# KEP-2438 defaults it. kubeadm sorts the flags, so it is the first after the command.
+netfork::kind::dualstack_patches() {
+  mkdir -p "$1"
+  echo '[{"op": "remove", "path": "/spec/containers/0/command/1"}]' >"$1/kube-apiserver+json.json"
+}
+
+# netfork::kind::config prints kind's configuration for cluster $1.
+#   topology (single|dual|ha), workers, gates, runtime_config and apiserver_args (array of
+#   name=value) are read from the caller's variables of those names; slot vars must be set.
+netfork::kind::config() {
+  local name="$1" family=ipv4 pods="${NETFORK_KIND_POD_V4}" svcs="${NETFORK_KIND_SVC_V4}" i arg
+  if [[ "${topology}" != single ]]; then
+    family=dual
+    pods+=",${NETFORK_KIND_POD_V6}"
+    svcs+=",${NETFORK_KIND_SVC_V6}"
+  fi
+  cat <<YAML
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+name: ${name}
+networking:
+  ipFamily: ${family}
+  podSubnet: "${pods}"
+  serviceSubnet: "${svcs}"
+  kubeProxyMode: nftables
+YAML
+  [[ -n "${runtime_config}" ]] && netfork::kind::runtime_config_yaml "${runtime_config}"
+  echo "nodes:"
+  local cps=1 role mount=""
+  [[ "${topology}" == ha ]] && cps=3
+  if [[ -n "${NETFORK_KIND_PATCHES:-}" ]]; then
+    mount=$'\n  extraMounts:\n  - {hostPath: "'"${NETFORK_KIND_PATCHES}"'", containerPath: /kind/netfork-patches, readOnly: true}'
+  fi
+  for ((i = 0; i < cps + workers; i++)); do
+    role=worker
+    ((i < cps)) && role=control-plane
+    echo "- role: ${role}${mount}"
+  done
+  if [[ "${NETFORK_KIND_RESTRICT_OOM}" == true ]]; then
+    cat <<'YAML'
+containerdConfigPatches:
+- |-
+  [plugins."io.containerd.grpc.v1.cri"]
+    restrict_oom_score_adj = true
+YAML
+  fi
+  echo "kubeadmConfigPatches:"
+  if [[ "${NETFORK_KIND_CGROUP_V1}" == true ]]; then
+    printf -- '- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n'
+  fi
+  if [[ -n "${NETFORK_KIND_PATCHES:-}" ]]; then
+    printf -- '- |\n  kind: %s\n  patches:\n    directory: /kind/netfork-patches\n' InitConfiguration JoinConfiguration
+  fi
+  cat <<YAML
+kubeadmConfigPatchesJSON6902:
+- group: kubeadm.k8s.io
+  version: v1beta4
+  kind: ClusterConfiguration
+  patch: |
+YAML
+  [[ -n "${gates}" ]] && echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: feature-gates, value: \"${gates}\"}}"
+  for arg in "${apiserver_args[@]}"; do
+    echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: \"${arg%%=*}\", value: \"${arg#*=}\"}}"
+  done
+  echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: profiling, value: \"false\"}}"
+}
+
+# netfork::kind::runtime_config_yaml prints kind's runtimeConfig for a --runtime-config value.
+netfork::kind::runtime_config_yaml() {
+  local kv
+  echo "runtimeConfig:"
+  IFS=, read -r -a kvs <<<"$1"
+  for kv in "${kvs[@]}"; do
+    [[ "${kv}" == *=* ]] || kv+="=true"
+    echo "  \"${kv%%=*}\": \"${kv#*=}\""
+  done
+}
+
+# netfork::kind::first_ip prints the first address of an IPv4 /N or IPv6 /N range (.1, ::1).
+netfork::kind::first_ip() {
+  local base="${1%/*}"
+  if [[ "${base}" == *:* ]]; then
+    echo "${base%::}::1"
+  else
+    echo "${base%.*}.$((${base##*.} + 1))"
+  fi
+}
+
+# netfork::kind::nodes prints cluster $1's node containers with role $2 (control-plane or
+# worker), in kind's order (name sort: control-plane, control-plane2, ...).
+netfork::kind::nodes() {
+  docker ps -a --filter "label=io.x-k8s.kind.cluster=$1" --filter "label=io.x-k8s.kind.role=$2" \
+    --format '{{.Names}}' | sort -V
+}
+
+# netfork::kind::node_ips prints a node's IPv4 and (if any) IPv6 address on its network, comma-separated.
+netfork::kind::node_ips() {
+  docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{if .GlobalIPv6Address}},{{.GlobalIPv6Address}}{{end}}{{end}}' "$1"
+}
+
+# netfork::kind::apiserver_pid prints the PID (in the node) of its kube-apiserver, if running.
+netfork::kind::apiserver_pid() {
+  docker exec "$1" pgrep -x kube-apiserver 2>/dev/null | head -n 1 || true
+}
+
+# netfork::kind::wait_apiserver waits until node $1 runs a kube-apiserver other than PID $2
+# whose /readyz answers ok on the node's own address, for at most $3 seconds (default 180).
+netfork::kind::wait_apiserver() {
+  local node="$1" old="$2" limit="${3:-180}" start=${SECONDS} pid ip
+  ip="$(netfork::kind::node_ips "${node}")"
+  ip="${ip%%,*}"
+  while ((SECONDS - start < limit)); do
+    pid="$(netfork::kind::apiserver_pid "${node}")"
+    if [[ -n "${pid}" && "${pid}" != "${old}" ]] &&
+      docker exec "${node}" curl -fsk --max-time 2 "https://${ip}:6443/readyz" >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 1
+  done
+  netfork::kind::die "${node}: kube-apiserver not ready within ${limit}s"
+}
+
+# netfork::kind::set_apiserver rewrites node $1's kube-apiserver manifest: "image=IMAGE" sets
+# the image, "--flag=value" sets (or adds) a flag, "--flag" alone removes it; then it waits for
+# kubelet to replace the static pod and for /readyz.
+netfork::kind::set_apiserver() {
+  local node="$1" old script="" change
+  shift
+  for change in "$@"; do
+    case "${change}" in
+      image=*) script+="s|^\\(    image: \\).*|\\1${change#image=}|;" ;;
+      --*=*) script+="/^    - ${change%%=*}=/d;/^    - kube-apiserver\$/a\\    - ${change}
+;" ;;
+      --*) script+="/^    - ${change}=/d;" ;;
+      *) netfork::kind::die "set_apiserver: ${change}: want image=IMAGE, --flag=value or --flag" ;;
+    esac
+  done
+  old="$(netfork::kind::apiserver_pid "${node}")"
+  docker exec "${node}" sed -i -e "${script}" "${APISERVER_MANIFEST}"
+  netfork::kind::wait_apiserver "${node}" "${old}"
+}
+
+# netfork::kind::wait_ready waits until every node is Ready and CoreDNS is available.
+netfork::kind::wait_ready() {
+  local kubectl="$1"
+  netfork::run "${kubectl}" wait --for=condition=Ready nodes --all --timeout=180s >/dev/null
+  netfork::run "${kubectl}" -n kube-system rollout status deployment/coredns --timeout=180s >/dev/null
+}

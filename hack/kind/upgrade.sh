@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# upgrade.sh switches the kube-apiserver of each control-plane node of a kind cluster, one node
+# at a time, between netfork and upstream v1.37.1 and between gate settings, by rewriting the
+# node's static-pod manifest as upstream's kind upgrade jobs do, under a Service create/delete
+# load. After every node it runs hack/cluster-check against a snapshot taken before the load:
+# no Service lost, no duplicate ClusterIP or NodePort, every ClusterIP has its IPAddress, the
+# kubernetes Service's shape.
+#   --name NAME     cluster (default netfork); make kind-up TOPOLOGY=ha for the HA path
+#   --steps LIST    comma-separated targets, each applied to every control plane in turn
+#                   (default upstream,netfork,netfork-dualstack,upstream):
+#                     upstream            upstream's apiserver image, no netfork gates, one advertise address
+#                     netfork             netfork's image, default gates, one advertise address
+#                     netfork-dualstack   netfork's image, DualStackAPIServer=true, IPv4,IPv6 advertise pair
+#   --services N    Services kept through the run and checked (default 30)
+# NETFORK_CLUSTER_CHECK overrides the checker command (default: built from hack/cluster-check).
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
+
+name=netfork
+steps=upstream,netfork,netfork-dualstack,upstream
+services=30
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --name) name="${2:?--name needs a value}"; shift 2 ;;
+    --steps) steps="${2:?--steps needs a value}"; shift 2 ;;
+    --services) services="${2:?--services needs a value}"; shift 2 ;;
+    *) netfork::kind::die "unknown argument $1 (see the header of hack/kind/upgrade.sh)" ;;
+  esac
+done
+IFS=, read -r -a targets <<<"${steps}"
+for t in "${targets[@]}"; do
+  case "${t}" in
+    upstream | netfork | netfork-dualstack) ;;
+    *) netfork::kind::die "--steps: ${t} is not upstream, netfork or netfork-dualstack" ;;
+  esac
+done
+[[ "${services}" =~ ^[0-9]+$ ]] || netfork::kind::die "--services ${services}: want a number"
+netfork::kind::require_docker
+mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
+[[ ${#nodes[@]} -gt 0 ]] || netfork::kind::die "no kind cluster named ${name} (make kind-up NAME=${name})"
+export KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig"
+[[ -f "${KUBECONFIG}" ]] || netfork::kind::die "${KUBECONFIG} missing: was ${name} made by make kind-up?"
+kubectl="${NETFORK_KIND_BIN}/node/kubectl"
+
+out="${NETFORK_KIND_OUTPUT}/upgrade/${name}"
+rm -rf "${out}"
+mkdir -p "${out}"
+if [[ -n "${NETFORK_CLUSTER_CHECK:-}" ]]; then
+  read -r -a check <<<"${NETFORK_CLUSTER_CHECK}"
+else
+  netfork::run go build -o "${NETFORK_OUTPUT}/bin/cluster-check" ./hack/cluster-check
+  check=("${NETFORK_OUTPUT}/bin/cluster-check")
+fi
+
+# apply_target switches one node's apiserver to a target.
+apply_target() {
+  local node="$1" target="$2" ips
+  ips="$(netfork::kind::node_ips "${node}")"
+  case "${target}" in
+    upstream)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image)" \
+        --feature-gates "--advertise-address=${ips%%,*}" ;;
+    netfork)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
+        --feature-gates "--advertise-address=${ips%%,*}" ;;
+    netfork-dualstack)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
+        --feature-gates=DualStackAPIServer=true "--advertise-address=${ips}" ;;
+  esac
+}
+
+ns_keep=netfork-upgrade-keep
+ns_load=netfork-upgrade-load
+"${kubectl}" create namespace "${ns_keep}" >/dev/null
+"${kubectl}" create namespace "${ns_load}" >/dev/null
+load_pid=""
+cleanup() {
+  local status=$?
+  [[ -n "${load_pid}" ]] && kill "${load_pid}" 2>/dev/null && wait "${load_pid}" 2>/dev/null
+  "${kubectl}" delete namespace "${ns_keep}" "${ns_load}" --wait=false >/dev/null 2>&1 || true
+  exit "${status}"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+netfork::log "creating ${services} Services to keep"
+for ((i = 0; i < services; i++)); do
+  type=ClusterIP
+  ((i % 2)) && type=NodePort
+  "${kubectl}" -n "${ns_keep}" create service "${type,,}" "keep-${i}" --tcp=80 >/dev/null
+done
+netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-out "${out}/snapshot.json"
+
+# The load creates and deletes Services until stopped, counting what failed (requests in flight
+# when an apiserver stops may fail; the checker decides whether the cluster stayed consistent).
+(
+  n=0 failed=0
+  trap 'echo "load: ${n} create/delete pairs, ${failed} failed requests" >"${out}/load.txt"; exit 0' TERM
+  while true; do
+    n=$((n + 1))
+    "${kubectl}" -n "${ns_load}" create service clusterip "load-${n}" --tcp=80 >/dev/null 2>&1 || failed=$((failed + 1))
+    "${kubectl}" -n "${ns_load}" delete service "load-${n}" --wait=false >/dev/null 2>&1 || failed=$((failed + 1))
+  done
+) &
+load_pid=$!
+
+start=${SECONDS}
+for target in "${targets[@]}"; do
+  for node in "${nodes[@]}"; do
+    t0=${SECONDS}
+    apply_target "${node}" "${target}"
+    netfork::log "${node} -> ${target} in $((SECONDS - t0))s; checking"
+    netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-in "${out}/snapshot.json"
+  done
+done
+kill "${load_pid}"
+wait "${load_pid}" || true
+load_pid=""
+netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-in "${out}/snapshot.json"
+netfork::log "$(cat "${out}/load.txt" 2>/dev/null)"
+netfork::log "upgrade path ${steps} on ${#nodes[@]} control plane(s) passed every check in $((SECONDS - start))s"
