@@ -81,3 +81,9 @@ func waitExtraCIDRsUsable(ctx context.Context, client kubernetes.Interface, k in
 	}
 	return nil
 }
+
+// ipv4Uint is an IPv4 address as a number, for carving ranges.
+func ipv4Uint(addr netip.Addr) uint32 {
+	b := addr.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/netfork/netfork/internal/etcd"
 	"github.com/netfork/netfork/internal/pki"
+	"github.com/netfork/netfork/internal/proc"
 )
 
 // etcdQuotaBytes lets the bitmap contenders, which rewrite a 128 KiB bitmap on every
@@ -26,7 +27,7 @@ const etcdQuotaBytes = 8 << 30
 type cluster struct {
 	etcd       *etcd.Server
 	etcdClient *clientv3.Client
-	apiserver  *child
+	apiserver  *proc.Process
 	// config talks to the apiserver as the admin with client-side rate limits off.
 	config  *restclient.Config
 	client  kubernetes.Interface
@@ -85,7 +86,7 @@ func startCluster(ctx context.Context, o *options, c contender, p *pki.PKI, dirs
 // it copes with a cluster that only partly started.
 func (cl *cluster) stop(removeData bool) {
 	if cl.apiserver != nil {
-		cl.apiserver.stop(defaultStopTimeout)
+		cl.apiserver.Stop(defaultStopTimeout)
 	}
 	if cl.etcdClient != nil {
 		_ = cl.etcdClient.Close() // Closing an idle client has nothing to report.

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/netfork/netfork/internal/clustercheck"
 )
 
 func TestCheck(t *testing.T) {
@@ -170,12 +172,12 @@ func TestCheck(t *testing.T) {
 
 func TestCheckBoundsProblems(t *testing.T) {
 	objects := consistentObjects()
-	for i := range 2 * maxProblems {
+	for i := range 2 * clustercheck.MaxProblems {
 		objects = append(objects, testIPAddress(netipAt(i), benchNamespace, "gone"))
 	}
 	got := check(snapshotOf(t, objects, consistentBitmaps(t)), expectations{services: 2, ipAddresses: true})
-	if len(got) != maxProblems+1 || !strings.HasPrefix(got[maxProblems], "... and 20 more") {
-		t.Fatalf("check returned %d problems ending %q, want %d and a count of the rest", len(got), got[len(got)-1], maxProblems+1)
+	if len(got) != clustercheck.MaxProblems+1 || !strings.HasPrefix(got[clustercheck.MaxProblems], "... and 20 more") {
+		t.Fatalf("check returned %d problems ending %q, want %d and a count of the rest", len(got), got[len(got)-1], clustercheck.MaxProblems+1)
 	}
 }
 

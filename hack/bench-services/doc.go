@@ -17,6 +17,7 @@
 // default range is reported per run. The bitmap contender ignores ServiceCIDRs.
 //
 // Outputs go to _output/bench: results.csv (one row per run), results.json (every
-// measurement, including delete percentiles and consistency problems), latency.png,
-// apiserver logs and, with --profile, CPU profiles of netfork's apiserver.
+// measurement, including delete percentiles and consistency problems), chart.json (the
+// medians latency.png shows) and latency.png, drawn from it by hack/bench-chart, a module
+// of its own so the plotting library stays out of the apiserver's graph, apiserver logs and, with --profile, CPU profiles of netfork's apiserver.
 package main

@@ -16,7 +16,7 @@ import (
 // fakeBitmaps serves bitmaps from memory, keyed as in etcd below /registry.
 type fakeBitmaps map[string]*corev1.RangeAllocation
 
-func (f fakeBitmaps) readBitmap(_ context.Context, key string) (*corev1.RangeAllocation, error) {
+func (f fakeBitmaps) ReadBitmap(_ context.Context, key string) (*corev1.RangeAllocation, error) {
 	return f[key], nil
 }
 

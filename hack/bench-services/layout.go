@@ -28,6 +28,7 @@ func newLayout(root string) (layout, error) {
 	return l, nil
 }
 
-func (l layout) csv() string   { return filepath.Join(l.root, "results.csv") }
-func (l layout) json() string  { return filepath.Join(l.root, "results.json") }
-func (l layout) chart() string { return filepath.Join(l.root, "latency.png") }
+func (l layout) csv() string       { return filepath.Join(l.root, "results.csv") }
+func (l layout) json() string      { return filepath.Join(l.root, "results.json") }
+func (l layout) chartData() string { return filepath.Join(l.root, "chart.json") }
+func (l layout) chart() string     { return filepath.Join(l.root, "latency.png") }

@@ -12,6 +12,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/netfork/netfork/internal/pki"
+
+	"github.com/netfork/netfork/internal/clustercheck"
 )
 
 const (
@@ -84,12 +86,12 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	}
 
 	select {
-	case <-cl.apiserver.done:
-		r.failf("%v", cl.apiserver.exitError())
+	case <-cl.apiserver.Done():
+		r.failf("%v", cl.apiserver.ExitError())
 		return r
 	default:
 	}
-	rss, err := peakRSSBytes(cl.apiserver.pid())
+	rss, err := peakRSSBytes(cl.apiserver.Pid())
 	if err != nil {
 		r.failf("%v", err)
 	}
@@ -117,7 +119,7 @@ func prepare(ctx context.Context, o *options, cl *cluster, spec runSpec) error {
 
 // checkNow takes one snapshot and checks it.
 func checkNow(ctx context.Context, cl *cluster, exp expectations) (snapshot, []string, error) {
-	snap, err := takeSnapshot(ctx, cl.client, etcdBitmaps{client: cl.etcdClient})
+	snap, err := takeSnapshot(ctx, cl.client, clustercheck.EtcdBitmaps{Client: cl.etcdClient})
 	if err != nil {
 		return snap, nil, err
 	}
@@ -144,7 +146,7 @@ func checkSettled(ctx context.Context, cl *cluster, exp expectations) ([]string,
 // compact compacts etcd to its current revision between the phases, so the delete phase
 // reuses the space the create phase's bitmap revisions took instead of growing the database.
 func compact(ctx context.Context, client *clientv3.Client) error {
-	resp, err := client.Get(ctx, etcdPrefix+nodePortBitmapKey)
+	resp, err := client.Get(ctx, clustercheck.DefaultEtcdPrefix+nodePortBitmapKey)
 	if err != nil {
 		return fmt.Errorf("compacting etcd: %w", err)
 	}
@@ -159,7 +161,7 @@ func outsideDefaultRange(s snapshot) int {
 	def := netip.MustParsePrefix(serviceCIDR)
 	n := 0
 	for _, svc := range s.services {
-		for _, ip := range serviceClusterIPs(svc) {
+		for _, ip := range clustercheck.ServiceClusterIPs(svc) {
 			if addr, err := netip.ParseAddr(ip); err == nil && !def.Contains(addr) {
 				n++
 			}

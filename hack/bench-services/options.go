@@ -15,7 +15,8 @@ import (
 const usage = `Usage: bench-services [flags]
 
 Creates and deletes N Services against each contender's kube-apiserver, each run on a
-fresh embedded etcd, and writes results.csv, results.json and latency.png to --output-dir.
+fresh embedded etcd, and writes results.csv, results.json, chart.json and (with
+--chart-binary) latency.png to --output-dir.
 
 Flags:
 `
@@ -65,6 +66,8 @@ type options struct {
 	ReadyTimeout time.Duration
 	// KeepData keeps each run's etcd data dir instead of removing it when the run ends.
 	KeepData bool
+	// ChartBinary is hack/bench-chart, which draws chart.json as latency.png; empty skips it.
+	ChartBinary string
 }
 
 // newOptions returns the defaults `make bench` relies on.
@@ -104,6 +107,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "bound on a new apiserver becoming ready")
 	fs.BoolVar(&o.KeepData, "keep-data", o.KeepData, "keep each run's etcd data dir (several GiB for the bitmap contenders at 10k)")
+	fs.StringVar(&o.ChartBinary, "chart-binary", o.ChartBinary, "hack/bench-chart binary that draws chart.json as latency.png (make bench builds it); empty writes chart.json only")
 }
 
 // parse reads args into o, applies --full and validates the result.

@@ -4,67 +4,23 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
+
+	"github.com/netfork/netfork/internal/proc"
 )
 
-// child is a kube-apiserver process the benchmark started.
-type child struct {
-	cmd     *exec.Cmd
-	logPath string
-	// done is closed once the process has exited; err then says how.
-	done chan struct{}
-	err  error
-}
-
-// startChild runs binary with args, logging to logPath, in its own process group so a
-// terminal's Ctrl-C reaches only the benchmark, which then stops it; Pdeathsig kills it
-// if the benchmark dies without doing so.
-func startChild(binary string, args []string, logPath string) (*child, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("creating apiserver log: %w", err)
-	}
-	fmt.Fprintf(logFile, "bench-services: %s %q\n", binary, args)
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
-	}
-	c := &child{cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		c.err = cmd.Wait()
-		logFile.Close()
-		close(c.done)
-	}()
-	return c, nil
-}
-
-// pid is the apiserver's process ID.
-func (c *child) pid() int {
-	return c.cmd.Process.Pid
-}
-
-// stop sends SIGTERM to the child's PID and SIGKILL after timeout, and waits until it is gone.
-func (c *child) stop(timeout time.Duration) {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM) // It may have exited already.
-	select {
-	case <-c.done:
-		return
-	case <-time.After(timeout):
-	}
-	_ = c.cmd.Process.Kill()
-	<-c.done
-}
-
-// exitError explains a child that exited on its own.
-func (c *child) exitError() error {
-	return fmt.Errorf("apiserver pid %d exited: %v (log: %s)", c.pid(), c.err, c.logPath)
+// startChild runs binary with args, logging to logPath; proc puts it in its own process
+// group, so a terminal's Ctrl-C reaches only the benchmark, which then stops it, and
+// Pdeathsig kills it if the benchmark dies without doing so.
+func startChild(binary string, args []string, logPath string) (*proc.Process, error) {
+	return proc.Start(proc.Spec{
+		Name:      "apiserver",
+		Path:      binary,
+		Args:      args,
+		LogPath:   logPath,
+		LogHeader: fmt.Sprintf("bench-services: %s %q", binary, args),
+	})
 }
 
 // peakRSSBytes reads the process's resident-set high-water mark (VmHWM), which covers

@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
-	"image/png"
-	"os"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,25 +63,38 @@ func TestSummaryRatiosAndFailures(t *testing.T) {
 	}
 }
 
-func TestWriteChartsIsAPNGPerK(t *testing.T) {
-	results := append(testResults(), result{Contender: "netfork", N: 1000, CIDRs: 100, Round: 1, Create: latencyMS{P50: 1, P90: 2, P99: 3}, Consistent: true})
-	path := filepath.Join(t.TempDir(), "latency.png")
-	written, err := writeCharts(path, results, contenderNames())
-	if err != nil {
+func TestChartDataIsMediansPerK(t *testing.T) {
+	results := append(testResults(),
+		result{Contender: "netfork", N: 1000, CIDRs: 0, Round: 2, Create: latencyMS{P50: 14, P90: 24, P99: 50}, Consistent: true},
+		result{Contender: "netfork", N: 1000, CIDRs: 0, Round: 3, Create: latencyMS{P50: 12, P90: 21, P99: 31}, Consistent: true},
+		result{Contender: "netfork", N: 1000, CIDRs: 100, Round: 1, Create: latencyMS{P50: 1, P90: 2, P99: 3}, Consistent: true})
+	got := chartsOf(results, []string{"netfork", "upstream"})
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(got); err != nil {
 		t.Fatal(err)
 	}
-	if len(written) != 2 || written[0] != path || !strings.HasSuffix(written[1], "latency-k100.png") {
-		t.Fatalf("writeCharts wrote %v, want latency.png and latency-k100.png", written)
+	// netfork at N=1000, K=0: medians of 10/14/12, 20/24/21, 30.25/50/31; upstream has no
+	// run at N=10000 (null) and an inconsistent one at N=1000 (failed).
+	want := `{"charts":[` +
+		`{"cidrs":0,"ns":[1000,10000],"series":[` +
+		`{"contender":"netfork","p50_ms":[12,12],"p90_ms":[21,22],"p99_ms":[31,35],"failed":false},` +
+		`{"contender":"upstream","p50_ms":[100,null],"p90_ms":[200,null],"p99_ms":[3000,null],"failed":true}]},` +
+		`{"cidrs":100,"ns":[1000],"series":[` +
+		`{"contender":"netfork","p50_ms":[1],"p90_ms":[2],"p99_ms":[3],"failed":false},` +
+		`{"contender":"upstream","p50_ms":[null],"p90_ms":[null],"p99_ms":[null],"failed":false}]}]}`
+	if strings.TrimSpace(b.String()) != want {
+		t.Errorf("chart data\n%s\nwant\n%s", b.String(), want)
 	}
-	for _, p := range written {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := png.Decode(f); err != nil {
-			t.Errorf("%s is not a PNG: %v", p, err)
-		}
-		f.Close()
+}
+
+func TestDrawChartsNamesTheBinaryOnFailure(t *testing.T) {
+	dirs := layout{root: t.TempDir()}
+	if got, err := drawCharts(context.Background(), "", dirs); err != nil || got != nil {
+		t.Fatalf("drawCharts without a binary = %v, %v; want nothing drawn", got, err)
+	}
+	missing := filepath.Join(dirs.root, "no-bench-chart")
+	if _, err := drawCharts(context.Background(), missing, dirs); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("drawCharts with a missing binary = %v, want an error naming it", err)
 	}
 }
 

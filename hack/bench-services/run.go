@@ -89,13 +89,16 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 	if err := writeJSON(dirs.json(), results); err != nil {
 		return failed, err
 	}
-	charts, err := writeCharts(dirs.chart(), results, o.Contenders)
+	if err := writeChartData(dirs.chartData(), results, o.Contenders); err != nil {
+		return failed, err
+	}
+	charts, err := drawCharts(ctx, o.ChartBinary, dirs)
 	if err != nil {
 		return failed, err
 	}
 	printSummary(stdout, results, o.Contenders)
 	printSpread(stdout, results, o.Contenders)
-	fmt.Fprintf(stdout, "\nwrote %s, %s, %v; logs in %s; %d runs in %s\n",
-		dirs.csv(), dirs.json(), charts, dirs.logs, len(results), time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "\nwrote %s, %s, %s, %v; logs in %s; %d runs in %s\n",
+		dirs.csv(), dirs.json(), dirs.chartData(), charts, dirs.logs, len(results), time.Since(start).Round(time.Second))
 	return failed, ctx.Err()
 }
