@@ -11,6 +11,8 @@ SHELL := /usr/bin/env bash
 #               bench: arguments for hack/bench-services (e.g. ARGS=--full)
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
+#   NAME        kind-up/kind-down: cluster name (default netfork)
+#   TOPOLOGY    kind-up, test-e2e-kind: single, dual or ha
 export WHAT VERBOSE GOTESTFLAGS
 
 .PHONY: help
@@ -38,8 +40,20 @@ test-integration: ## Run test/integration on embedded etcd, one package at a tim
 	hack/test-integration.sh
 
 .PHONY: test-e2e
-test-e2e: ## Run the ginkgo e2e suite against $KUBECONFIG (default: the make run cluster).
+test-e2e: ## Run the ginkgo e2e suite against $KUBECONFIG, or against a local-up it starts and stops.
 	hack/test-e2e.sh
+
+.PHONY: test-e2e-gates
+test-e2e-gates: ## Run the feature-gate matrix: every valid gate combination on one kept local-up, checked, with the e2e suite.
+	hack/test-e2e-gates.sh
+
+.PHONY: test-upgrade
+test-upgrade: ## Run the upgrade/downgrade scenarios with real upstream binaries (VERSIONS=v1.36.3,v1.35.4,v1.33.13 for older ones).
+	hack/upgrade-downgrade.sh
+
+.PHONY: test-e2e-ci
+test-e2e-ci: ## What CI runs after make test: the e2e suite, the gate matrix and the v1.37.1 upgrade scenarios, on local-up.
+	hack/test-e2e-ci.sh
 
 .PHONY: test-netns
 test-netns: build ## Run the netns e2e specs on 3 dual-stack apiservers in network namespaces (root; else SKIP).
@@ -56,6 +70,30 @@ lint: ## Run golangci-lint (pinned in hack/tools) and go vet.
 .PHONY: verify
 verify: ## Run every hack/verify-*.sh check (pins, gofmt, go mod tidy).
 	hack/verify.sh
+
+.PHONY: kind-image
+kind-image: ## Build the kind node image netfork/kind-node:<version> offline (cached; see README, kind).
+	hack/kind/image.sh
+
+.PHONY: kind-up
+kind-up: ## Create a contained kind cluster: make kind-up [NAME=netfork] [TOPOLOGY=single|dual|ha] [ARGS=...].
+	hack/kind/up.sh --name "$(or $(NAME),netfork)" --topology "$(or $(TOPOLOGY),single)" $(ARGS)
+
+.PHONY: kind-down
+kind-down: ## Delete a kind-up cluster, its network and firewall rules: make kind-down [NAME=netfork].
+	hack/kind/down.sh --name "$(or $(NAME),netfork)"
+
+.PHONY: test-e2e-kind
+test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, logs on failure, cluster deleted.
+	hack/kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
+
+.PHONY: test-e2e-kind-upstream
+test-e2e-kind-upstream: ## Upstream v1.37.1's e2e binary ([sig-network] Services, ServiceCIDRs) on a kind cluster.
+	hack/kind/e2e-upstream.sh $(ARGS)
+
+.PHONY: release-tarball
+release-tarball: ## Write _output/release/kubernetes-server-linux-amd64.tar.gz for kind build node-image --type file.
+	hack/kind/release-tarball.sh
 
 .PHONY: clean
 clean: ## Remove _output and hack/tools/bin.

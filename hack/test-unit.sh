@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test-unit.sh runs the unit tests: every package of the module except those under test/,
 # which start apiservers and etcd and run from test-integration.sh and test-e2e.sh.
-# No -race (too slow on a 2-core machine) and no -count=1, so unchanged packages come from
-# the test cache. WHAT="./pkg/..." narrows the packages; VERBOSE=1 adds -v; TIMEOUT sets the
-# per-binary timeout; GOTESTFLAGS adds flags (e.g. GOTESTFLAGS="-run TestAllocate -count=1").
+# Every package runs with -race: the allocators, the etcd group commit, the repair loops and
+# the controllers are concurrent code. No -count=1, so unchanged packages come from the test
+# cache. WHAT="./pkg/..." narrows the packages; VERBOSE=1 adds -v; TIMEOUT sets the
+# per-binary timeout; GOTESTFLAGS adds flags (e.g. GOTESTFLAGS="-run TestAllocate -count=1",
+# or GOTESTFLAGS=-race=false for a quicker run without the race detector).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 module="$(go list -m)"
@@ -23,10 +25,16 @@ if [[ -z "${NETFORK_APISERVER_BINARY:-}" && -x "${NETFORK_OUTPUT}/bin/kube-apise
   netfork::log "local-up end-to-end tests use ${NETFORK_APISERVER_BINARY}"
 fi
 
-flags=(-timeout "${TIMEOUT:-20m}")
+flags=(-race -timeout "${TIMEOUT:-20m}")
 if [[ "${VERBOSE:-0}" == 1 ]]; then
   flags+=(-v)
 fi
 read -r -a extra <<<"${GOTESTFLAGS:-}"
 netfork::log "testing ${#pkgs[@]} packages"
-netfork::run go test "${flags[@]}" "${extra[@]}" "${pkgs[@]}"
+status=0
+netfork::run go test "${flags[@]}" "${extra[@]}" "${pkgs[@]}" || status=$?
+# The chart module (hack/bench-chart) is a module of its own; it runs with the whole suite.
+if [[ -z "${WHAT:-}" ]]; then
+  netfork::run go -C hack/bench-chart test "${flags[@]}" "${extra[@]}" ./... || status=$?
+fi
+exit "${status}"
