@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	netutils "k8s.io/utils/net"
 
+	"github.com/netfork/netfork/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
 )
 
@@ -54,6 +55,8 @@ type fixture struct {
 	recorder *events.FakeRecorder
 	ctrl     *Controller
 	lister   *countingLister
+	// watching waits until the controller's informer watches ServiceCIDRs.
+	watching func(testing.TB)
 }
 
 // countingLister counts the controller's look-ups of the default ServiceCIDR:
@@ -71,6 +74,7 @@ func (l *countingLister) Get(name string) (*networkingv1.ServiceCIDR, error) {
 func newFixture(t *testing.T, primary, secondary string, objects ...runtime.Object) *fixture {
 	t.Helper()
 	f := &fixture{client: fake.NewClientset(objects...), recorder: events.NewFakeRecorder(100)}
+	f.watching = fakewatch.Started(f.client, "servicecidrs")
 	// the fake clientset creates an object a status apply names; the apiserver answers NotFound
 	f.client.PrependReactor("patch", "servicecidrs", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		patch := a.(clienttesting.PatchAction)
@@ -110,6 +114,7 @@ func (f *fixture) start(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("Start did not return: the default ServiceCIDR was never seen or created")
 	}
+	f.watching(t)
 }
 
 func (f *fixture) get(t *testing.T) *networkingv1.ServiceCIDR {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	netutils "k8s.io/utils/net"
 
+	"github.com/netfork/netfork/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/reconcilers"
 )
 
@@ -102,6 +103,7 @@ type testController struct {
 func newTestController(t *testing.T, cfg Config, objects ...runtime.Object) *testController {
 	t.Helper()
 	client := fake.NewClientset(objects...)
+	watching := fakewatch.Started(client, "services")
 	factory := informers.NewSharedInformerFactory(client, 0)
 	rec := &fakeReconciler{decision: reconcilers.Decision{Shape: reconcilers.ShapeUpstream}}
 	cfg.Reconciler = rec
@@ -117,6 +119,7 @@ func newTestController(t *testing.T, cfg Config, objects ...runtime.Object) *tes
 	t.Cleanup(cancel)
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
+	watching(t)
 	return &testController{Controller: c, client: client, rec: rec}
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/netfork/netfork/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
 )
 
@@ -100,6 +101,7 @@ func newFixture(t *testing.T, now time.Time, objects ...runtime.Object) *fixture
 		recorder: events.NewFakeRecorder(100),
 	}
 	f.client = fake.NewClientset(objects...)
+	watching := fakewatch.Started(f.client, "servicecidrs", "ipaddresses")
 	factory := informers.NewSharedInformerFactory(f.client, 0)
 	ctrl, err := New(f.client, factory.Networking().V1().ServiceCIDRs(), factory.Networking().V1().IPAddresses(),
 		WithClock(f.clock), WithRecorder(f.recorder), WithDeletionGracePeriod(DefaultDeletionGracePeriod))
@@ -116,6 +118,7 @@ func newFixture(t *testing.T, now time.Time, objects ...runtime.Object) *fixture
 	if !cache.WaitForCacheSync(stop, ctrl.hasSynced) {
 		t.Fatal("the controller's informers did not sync")
 	}
+	watching(t)
 	return f
 }
 
