@@ -23,20 +23,38 @@ import (
 // allocation and release, keep every revision of a 30k run between compactions.
 const etcdQuotaBytes = 8 << 30
 
-// cluster is one run's fresh etcd and kube-apiserver.
+// cluster is one run's fresh etcd and its kube-apiservers.
 type cluster struct {
 	etcd       *etcd.Server
 	etcdClient *clientv3.Client
-	apiserver  *proc.Process
-	// config talks to the apiserver as the admin with client-side rate limits off.
+	// apiservers are --apiservers kube-apiservers on etcd, in start order.
+	apiservers []*apiserver
+	// config and client are the first apiserver's, which sets up, checks and profiles.
 	config  *restclient.Config
 	client  kubernetes.Interface
 	dataDir string
 }
 
-// startCluster starts an etcd in this process and the contender's apiserver on it, and
-// returns once the apiserver serves and its kubernetes Service has its ClusterIP; on
-// error nothing it started is left running.
+// apiserver is one of a cluster's kube-apiservers.
+type apiserver struct {
+	process *proc.Process
+	// config talks to it as the admin with client-side rate limits off.
+	config *restclient.Config
+	client kubernetes.Interface
+}
+
+// clients are the apiservers' clients in start order, which the workers are spread over.
+func (cl *cluster) clients() []kubernetes.Interface {
+	out := make([]kubernetes.Interface, 0, len(cl.apiservers))
+	for _, a := range cl.apiservers {
+		out = append(out, a.client)
+	}
+	return out
+}
+
+// startCluster starts an etcd in this process and --apiservers of the contender's
+// apiservers on it, and returns once each serves and the kubernetes Service has its
+// ClusterIP; on error nothing it started is left running.
 func startCluster(ctx context.Context, o *options, c contender, p *pki.PKI, dirs layout, name string) (cl *cluster, err error) {
 	cl = &cluster{dataDir: filepath.Join(dirs.data, name)}
 	defer func() {
@@ -62,31 +80,61 @@ func startCluster(ctx context.Context, o *options, c contender, p *pki.PKI, dirs
 		return cl, fmt.Errorf("etcd client for %s: %w", cl.etcd.ClientURL, err)
 	}
 
-	port, err := freeLoopbackPort()
-	if err != nil {
-		return cl, err
+	for i := range o.Apiservers {
+		a, err := startAPIServer(o, c, p, cl, dirs, apiserverName(name, i, o.Apiservers), i)
+		if a != nil {
+			cl.apiservers = append(cl.apiservers, a)
+		}
+		if err != nil {
+			return cl, err
+		}
 	}
-	args := apiserverArgs(c, cl.etcd.ClientURL, port, p.Paths, filepath.Join(cl.dataDir, "certs"))
-	cl.apiserver, err = startChild(c.binary(o), args, filepath.Join(dirs.logs, name+"-apiserver.log"))
-	if err != nil {
-		return cl, err
-	}
-	cl.config = adminConfig("https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), p.Paths)
-	cl.client, err = kubernetes.NewForConfig(cl.config)
-	if err != nil {
-		return cl, fmt.Errorf("client for the apiserver: %w", err)
-	}
-	if err := waitReady(ctx, cl, o.ReadyTimeout); err != nil {
-		return cl, err
+	cl.config, cl.client = cl.apiservers[0].config, cl.apiservers[0].client
+	for _, a := range cl.apiservers {
+		if err := waitReady(ctx, a, o.ReadyTimeout); err != nil {
+			return cl, err
+		}
 	}
 	return cl, nil
 }
 
-// stop stops the apiserver by its PID, then etcd, and removes the etcd data when asked;
+// apiserverName names the i-th of n apiservers of run in log and directory names.
+func apiserverName(run string, i, n int) string {
+	if n == 1 {
+		return run + "-apiserver"
+	}
+	return fmt.Sprintf("%s-apiserver-%d", run, i)
+}
+
+// startAPIServer starts the i-th apiserver of cl on its etcd, with a port and serving
+// certificate directory of its own; a started process is returned even with an error.
+func startAPIServer(o *options, c contender, p *pki.PKI, cl *cluster, dirs layout, name string, i int) (*apiserver, error) {
+	port, err := freeLoopbackPort()
+	if err != nil {
+		return nil, err
+	}
+	certDir := filepath.Join(cl.dataDir, "certs")
+	if i > 0 {
+		certDir = filepath.Join(cl.dataDir, fmt.Sprintf("certs-%d", i))
+	}
+	args := apiserverArgs(c, cl.etcd.ClientURL, port, p.Paths, certDir)
+	process, err := startChild(c.binary(o), args, filepath.Join(dirs.logs, name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	a := &apiserver{process: process, config: adminConfig("https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), p.Paths)}
+	a.client, err = kubernetes.NewForConfig(a.config)
+	if err != nil {
+		return a, fmt.Errorf("client for apiserver pid %d: %w", process.Pid(), err)
+	}
+	return a, nil
+}
+
+// stop stops the apiservers by their PIDs, then etcd, and removes the etcd data when asked;
 // it copes with a cluster that only partly started.
 func (cl *cluster) stop(removeData bool) {
-	if cl.apiserver != nil {
-		cl.apiserver.Stop(defaultStopTimeout)
+	for i := len(cl.apiservers) - 1; i >= 0; i-- {
+		cl.apiservers[i].process.Stop(defaultStopTimeout)
 	}
 	if cl.etcdClient != nil {
 		_ = cl.etcdClient.Close() // Closing an idle client has nothing to report.

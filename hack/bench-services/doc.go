@@ -3,8 +3,9 @@
 // v1.37.1's binary and with a headless floor that allocates nothing.
 //
 // Every run (one contender, one N, one K, one round) gets a fresh embedded etcd in this
-// process and a fresh kube-apiserver child process with the same flags, so no contender
-// inherits another's objects, revisions or memory. A run creates N Services with W
+// process and fresh kube-apiserver child processes (--apiservers, default one, the
+// workers spread over them) with the same flags, so no contender inherits another's
+// objects, revisions or memory. A run creates N Services with W
 // concurrent client-go workers (QPS limits off), half of them NodePort, checks that what
 // the apiserver stored is consistent, then deletes them and checks again; a run that is
 // not consistent, or whose requests failed, is reported with consistent=false.

@@ -24,13 +24,13 @@ const (
 	bytesPerMB = 1 << 20
 )
 
-// measure performs one run on a fresh cluster: set up, create and time N Services, check
-// consistency, delete and time them, check again, read the apiserver's peak RSS and stop
-// everything. Whatever goes wrong is recorded in the result, which is then not consistent.
+// measure performs one run on a fresh cluster: set up, create and time N Services, count
+// the allocators' lost races, check consistency, delete and time them, check again, read
+// the apiservers' peak RSS and stop everything. Whatever goes wrong is recorded in the result, which is then not consistent.
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
 	start := time.Now()
 	c := spec.contender
-	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, CIDRs: spec.cidrs, Round: spec.round, LoadAverage: loadAverage()}
+	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, Apiservers: o.Apiservers, CIDRs: spec.cidrs, Round: spec.round, LoadAverage: loadAverage()}
 	defer func() { r.finish(start) }()
 	fmt.Fprintf(log, "bench-services: %s: starting etcd and %s\n", spec.name(), c.binary(o))
 
@@ -45,10 +45,20 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 
+	collisionsBefore, err := dynamicAllocationErrors(ctx, cl)
+	if err != nil {
+		r.failf("before creating: %v", err)
+		return r
+	}
 	defer startProfile(ctx, o, cl, spec, dirs, log)()
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
-	create := createServices(phaseCtx, cl.client, spec.n, o.Workers, c.headless)
+	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, c.headless)
 	cancel()
+	if collisions, err := dynamicAllocationErrors(ctx, cl); err != nil {
+		r.failf("after creating: %v", err)
+	} else {
+		r.Collisions = collisions - collisionsBefore
+	}
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
 	saveHeapProfile(ctx, o, cl, spec, dirs, log)
 	if create.failures > 0 {
@@ -70,7 +80,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	}
 
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
-	del := deleteServices(phaseCtx, cl.client, spec.n, o.Workers)
+	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers)
 	cancel()
 	r.DeletesPerSec, r.Delete, r.DeleteFailures = del.perSecond(spec.n), toMS(summarize(del.latencies)), del.failures
 	if del.failures > 0 {
@@ -85,15 +95,19 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		}
 	}
 
-	select {
-	case <-cl.apiserver.Done():
-		r.failf("%v", cl.apiserver.ExitError())
-		return r
-	default:
-	}
-	rss, err := peakRSSBytes(cl.apiserver.Pid())
-	if err != nil {
-		r.failf("%v", err)
+	var rss int64
+	for _, a := range cl.apiservers {
+		select {
+		case <-a.process.Done():
+			r.failf("%v", a.process.ExitError())
+			return r
+		default:
+		}
+		peak, err := peakRSSBytes(a.process.Pid())
+		if err != nil {
+			r.failf("%v", err)
+		}
+		rss += peak
 	}
 	r.PeakRSSMB = float64(rss) / bytesPerMB
 	return r
@@ -114,7 +128,12 @@ func prepare(ctx context.Context, o *options, cl *cluster, spec runSpec) error {
 	if !spec.contender.usesServiceCIDRs {
 		return nil
 	}
-	return waitExtraCIDRsUsable(ctx, cl.client, spec.cidrs, settleTimeout)
+	for _, client := range cl.clients() {
+		if err := waitExtraCIDRsUsable(ctx, client, spec.cidrs, settleTimeout); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkNow takes one snapshot and checks it.

@@ -24,6 +24,9 @@ Flags:
 const (
 	// maxExtraCIDRs is how many /24s fit in extraCIDRBase's /12.
 	maxExtraCIDRs = 1 << (24 - 12)
+	// maxApiservers bounds --apiservers: each apiserver holds every Service and
+	// IPAddress in its watch cache, and the machine has two cores.
+	maxApiservers = 5
 	// maxProfileDuration keeps a profile request under the apiserver's 60s request timeout.
 	maxProfileDuration = 50 * time.Second
 	// defaultStopTimeout bounds an apiserver's graceful shutdown before it is killed.
@@ -43,6 +46,9 @@ type options struct {
 	Ns []int
 	// Workers is how many client goroutines create and delete concurrently.
 	Workers int
+	// Apiservers is how many kube-apiservers each run starts on its one etcd; worker w
+	// sends its requests to apiserver w mod Apiservers.
+	Apiservers int
 	// CIDRs are the numbers of extra ServiceCIDRs to create before the Services.
 	CIDRs []int
 	// Rounds repeats the whole matrix, contenders interleaved, so noise shows as spread.
@@ -79,6 +85,7 @@ func newOptions() *options {
 	return &options{
 		Ns:              shortNs,
 		Workers:         100,
+		Apiservers:      1,
 		CIDRs:           shortCIDRs,
 		Rounds:          shortRounds,
 		Contenders:      contenderNames(),
@@ -95,6 +102,7 @@ func newOptions() *options {
 func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntSliceVar(&o.Ns, "n", o.Ns, "numbers of Services to create and delete, one run each")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "concurrent client workers")
+	fs.IntVar(&o.Apiservers, "apiservers", o.Apiservers, fmt.Sprintf("kube-apiservers (1-%d) per run, all on the run's etcd, the workers spread over them", maxApiservers))
 	fs.IntSliceVar(&o.CIDRs, "cidrs", o.CIDRs, fmt.Sprintf("numbers of extra /24 ServiceCIDRs (0-%d) to create before the Services, one run each", maxExtraCIDRs))
 	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds over the whole matrix, contenders interleaved; 3 or more show the machine's noise")
 	fs.BoolVar(&o.Full, "full", o.Full, fmt.Sprintf("run the full matrix: --n=%s --cidrs=%s --rounds=%d, unless those are set", joinInts(fullNs), joinInts(fullCIDRs), fullRounds))
@@ -156,6 +164,12 @@ func (o *options) validate() error {
 	}
 	if o.Workers < 1 {
 		return fmt.Errorf("--workers: %d is not a positive number of workers", o.Workers)
+	}
+	if o.Apiservers < 1 || o.Apiservers > maxApiservers {
+		return fmt.Errorf("--apiservers: %d is outside 1-%d", o.Apiservers, maxApiservers)
+	}
+	if o.Apiservers > o.Workers {
+		return fmt.Errorf("--apiservers: %d apiservers need at least as many --workers, not %d", o.Apiservers, o.Workers)
 	}
 	if o.Rounds < 1 {
 		return fmt.Errorf("--rounds: %d is not a positive number of rounds", o.Rounds)

@@ -52,6 +52,8 @@ func TestOptionsErrorsNameTheFlag(t *testing.T) {
 		"--cidrs":             {"--cidrs=5000"},
 		"--workers":           {"--workers=0"},
 		"--rounds":            {"--rounds=0"},
+		"--apiservers":        {"--apiservers=6"},
+		"as many --workers":   {"--apiservers=3", "--workers=2"},
 		"--contenders":        {"--contenders=netfork,nope"},
 		"listed twice":        {"--contenders=netfork,netfork"},
 		"--profile":           {"--profile", "--contenders=upstream"},

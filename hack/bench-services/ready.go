@@ -16,9 +16,9 @@ const readyPollInterval = 250 * time.Millisecond
 // waitReady waits until the apiserver's /readyz passes and the kubernetes Service has its
 // ClusterIP, which shows the ClusterIP allocator serves; it gives up when the apiserver
 // exits, the timeout passes or ctx ends.
-func waitReady(ctx context.Context, cl *cluster, timeout time.Duration) error {
-	err := proc.WaitReady(ctx, cl.config, proc.ExitsOn(cl.apiserver), proc.Timeout(timeout), proc.Interval(readyPollInterval), proc.AlsoWaitFor(func(ctx context.Context) error {
-		svc, err := cl.client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+func waitReady(ctx context.Context, a *apiserver, timeout time.Duration) error {
+	err := proc.WaitReady(ctx, a.config, proc.ExitsOn(a.process), proc.Timeout(timeout), proc.Interval(readyPollInterval), proc.AlsoWaitFor(func(ctx context.Context) error {
+		svc, err := a.client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("kubernetes Service: %w", err)
 		}
@@ -27,8 +27,8 @@ func waitReady(ctx context.Context, cl *cluster, timeout time.Duration) error {
 		}
 		return nil
 	}))
-	if err != nil && !cl.apiserver.Exited() && ctx.Err() == nil {
-		return fmt.Errorf("apiserver pid %d: %w (log: %s)", cl.apiserver.Pid(), err, cl.apiserver.LogPath())
+	if err != nil && !a.process.Exited() && ctx.Err() == nil {
+		return fmt.Errorf("apiserver pid %d: %w (log: %s)", a.process.Pid(), err, a.process.LogPath())
 	}
 	return err
 }

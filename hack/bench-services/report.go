@@ -12,11 +12,13 @@ import (
 	"text/tabwriter"
 )
 
-// csvHeader is results.csv's header, exactly as the issue specifies it.
+// csvHeader is results.csv's header: the issue's columns, then the later ones, so a
+// reader of the first ones by position still reads them.
 var csvHeader = []string{
 	"contender", "n", "workers", "cidrs", "round",
 	"creates_per_s", "create_p50_ms", "create_p90_ms", "create_p99_ms", "create_max_ms",
 	"deletes_per_s", "delete_p99_ms", "peak_rss_mb", "consistent",
+	"apiservers", "collisions",
 }
 
 // csvRecord is one result as a results.csv row, in csvHeader's order.
@@ -26,6 +28,7 @@ func csvRecord(r result) []string {
 		r.Contender, strconv.Itoa(r.N), strconv.Itoa(r.Workers), strconv.Itoa(r.CIDRs), strconv.Itoa(r.Round),
 		f(r.CreatesPerSec), f(r.Create.P50), f(r.Create.P90), f(r.Create.P99), f(r.Create.Max),
 		f(r.DeletesPerSec), f(r.Delete.P99), f(r.PeakRSSMB), strconv.FormatBool(r.Consistent),
+		strconv.Itoa(r.Apiservers), strconv.FormatInt(r.Collisions, 10),
 	}
 }
 
@@ -89,9 +92,9 @@ func describe(r result) string {
 	if r.CIDRs > 0 {
 		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
 	}
-	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %.0fs, load %.1f at start; %s",
+	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %d collisions, %.0fs, load %.1f at start; %s",
 		r.Contender, r.N, r.CIDRs, r.Round, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
-		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.WallSeconds, r.LoadAverage, status)
+		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.Collisions, r.WallSeconds, r.LoadAverage, status)
 }
 
 // cell is one (N, K) pair of the matrix.
@@ -113,6 +116,7 @@ type aggregate struct {
 	rounds                              int
 	createsPerSec, p50, p90, p99, max   float64
 	deletesPerSec, deleteP99, peakRSSMB float64
+	collisions                          float64
 	consistent                          bool
 	createsPerSecAll                    []float64
 }
@@ -120,7 +124,7 @@ type aggregate struct {
 // aggregateOf reduces a contender's runs of a cell; ok is false when it has none.
 func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a := aggregate{consistent: true}
-	var p50, p90, p99, mx, dps, dp99, rss []float64
+	var p50, p90, p99, mx, dps, dp99, rss, collisions []float64
 	for _, r := range results {
 		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
 			continue
@@ -130,9 +134,11 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 		a.createsPerSecAll = append(a.createsPerSecAll, r.CreatesPerSec)
 		p50, p90, p99, mx = append(p50, r.Create.P50), append(p90, r.Create.P90), append(p99, r.Create.P99), append(mx, r.Create.Max)
 		dps, dp99, rss = append(dps, r.DeletesPerSec), append(dp99, r.Delete.P99), append(rss, r.PeakRSSMB)
+		collisions = append(collisions, float64(r.Collisions))
 	}
 	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
 	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(dps), median(dp99), median(rss)
+	a.collisions = median(collisions)
 	return a, a.rounds > 0
 }
 
@@ -147,9 +153,9 @@ func ratio(a, b float64) string {
 // printSummary prints one line per contender and cell, medians across rounds, with each
 // contender's creates/s and p99 as ratios to netfork's.
 func printSummary(w io.Writer, results []result, contenders []string) {
-	fmt.Fprintln(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round):")
+	fmt.Fprintf(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round; %s):\n", apiserversOf(results))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tconsistent\t")
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tcollisions\tconsistent\t")
 	for _, c := range cells(results) {
 		base, hasBase := aggregateOf(results, baselineContender, c)
 		for _, name := range contenders {
@@ -165,12 +171,21 @@ func printSummary(w io.Writer, results []result, contenders []string) {
 			if !a.consistent {
 				status = "FAILED"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%s\t\n",
 				c.n, c.cidrs, name, a.createsPerSec, vsRate, a.p50, a.p90, a.p99, vsP99, a.max,
-				a.deletesPerSec, a.deleteP99, a.peakRSSMB, status)
+				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.collisions, status)
 		}
 	}
 	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.
+}
+
+// apiserversOf says how many apiservers each run had, which --apiservers sets for the
+// whole benchmark; peak RSS is their sum.
+func apiserversOf(results []result) string {
+	if len(results) == 0 || results[0].Apiservers <= 1 {
+		return "one apiserver per run"
+	}
+	return fmt.Sprintf("%d apiservers per run on one etcd, workers spread over them; peak RSS is their sum", results[0].Apiservers)
 }
 
 // printSpread prints how creates/s varied across rounds, the machine's noise.

@@ -10,8 +10,10 @@ type result struct {
 	Contender string `json:"contender"`
 	N         int    `json:"n"`
 	Workers   int    `json:"workers"`
-	CIDRs     int    `json:"cidrs"`
-	Round     int    `json:"round"`
+	// Apiservers is how many kube-apiservers shared the run's etcd and its workers.
+	Apiservers int `json:"apiservers"`
+	CIDRs      int `json:"cidrs"`
+	Round      int `json:"round"`
 
 	CreatesPerSec  float64   `json:"creates_per_s"`
 	Create         latencyMS `json:"create_latency"`
@@ -19,7 +21,14 @@ type result struct {
 	DeletesPerSec  float64   `json:"deletes_per_s"`
 	Delete         latencyMS `json:"delete_latency"`
 	DeleteFailures int       `json:"delete_failures"`
-	PeakRSSMB      float64   `json:"peak_rss_mb"`
+	// PeakRSSMB is the apiservers' resident-set high-water marks, summed.
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	// Collisions are the dynamic ClusterIPs an allocator picked that another apiserver's
+	// IPAddress already held, during the create phase: each a retried pick (netfork
+	// retries the Service's commit; upstream tries its next address). From the
+	// apiservers' kube_apiserver_clusterip_allocator_allocation_errors_total{scope="dynamic"},
+	// which counts nothing else in a run whose creates all succeeded.
+	Collisions int64 `json:"dynamic_allocation_collisions"`
 	// InExtraCIDRs counts ClusterIPs outside the default range: how the allocator spread them.
 	InExtraCIDRs int `json:"clusterips_in_extra_cidrs"`
 

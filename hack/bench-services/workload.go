@@ -35,9 +35,10 @@ func (p phase) perSecond(n int) float64 {
 	return float64(n) / p.elapsed.Seconds()
 }
 
-// runPhase calls op for 0..n-1 from workers goroutines and times each call, so one slow
-// call delays only its own worker; it stops handing out work when ctx ends.
-func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, i int) error) phase {
+// runPhase calls op for 0..n-1 from workers goroutines, passing the worker's number, and
+// times each call, so one slow call delays only its own worker; it stops handing out
+// work when ctx ends.
+func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, worker, i int) error) phase {
 	indexes := make(chan int)
 	results := make([]phase, workers)
 	var wg sync.WaitGroup
@@ -47,7 +48,7 @@ func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, 
 			r := &results[w]
 			for i := range indexes {
 				callStart := time.Now()
-				err := op(ctx, i)
+				err := op(ctx, w, i)
 				if err != nil {
 					r.failures++
 					if r.firstFailure == nil {
@@ -115,18 +116,20 @@ func benchService(i int, headless bool) *corev1.Service {
 	return svc
 }
 
-// createServices creates n Services and measures each call.
-func createServices(ctx context.Context, client kubernetes.Interface, n, workers int, headless bool) phase {
-	return runPhase(ctx, n, workers, func(ctx context.Context, i int) error {
-		_, err := client.CoreV1().Services(benchNamespace).Create(ctx, benchService(i, headless), metav1.CreateOptions{})
+// createServices creates n Services, worker w through clients[w mod len(clients)], and
+// measures each call.
+func createServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, headless bool) phase {
+	return runPhase(ctx, n, workers, func(ctx context.Context, w, i int) error {
+		_, err := clients[w%len(clients)].CoreV1().Services(benchNamespace).Create(ctx, benchService(i, headless), metav1.CreateOptions{})
 		return err
 	})
 }
 
-// deleteServices deletes the n Services and measures each call.
-func deleteServices(ctx context.Context, client kubernetes.Interface, n, workers int) phase {
-	return runPhase(ctx, n, workers, func(ctx context.Context, i int) error {
-		return client.CoreV1().Services(benchNamespace).Delete(ctx, serviceName(i), metav1.DeleteOptions{})
+// deleteServices deletes the n Services, worker w through clients[w mod len(clients)],
+// and measures each call.
+func deleteServices(ctx context.Context, clients []kubernetes.Interface, n, workers int) phase {
+	return runPhase(ctx, n, workers, func(ctx context.Context, w, i int) error {
+		return clients[w%len(clients)].CoreV1().Services(benchNamespace).Delete(ctx, serviceName(i), metav1.DeleteOptions{})
 	})
 }
 
