@@ -91,3 +91,13 @@ func waitKubernetesService(ctx context.Context, t *testing.T, client kubernetes.
 		t.Fatalf("the kubernetes Service was not created: %v", err)
 	}
 }
+
+// ipAddressOf is an IPAddress made by hand for ip, naming Service default/parent.
+func ipAddressOf(ip, parent string) *networkingv1.IPAddress {
+	return &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: ip},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{
+			Resource: "services", Namespace: metav1.NamespaceDefault, Name: parent,
+		}},
+	}
+}

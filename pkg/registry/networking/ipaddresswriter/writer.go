@@ -26,10 +26,12 @@ package ipaddresswriter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -40,6 +42,8 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	storeerr "k8s.io/apiserver/pkg/storage/errors"
 	"k8s.io/client-go/applyconfigurations"
 	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -168,9 +172,54 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
 		return err
 	}
-	_, _, err := b.store.Delete(ctx, name, rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces), &opts)
-	return err
+	validate := rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces)
 	// upstream-shim end
+	return b.delete(ctx, name, validate, &opts)
+}
+
+// errNeedsStore stops a direct delete of an IPAddress that the registry's
+// Delete would not simply remove.
+var errNeedsStore = errors.New("the IPAddress has finalizers")
+
+// delete removes the IPAddress name with one conditional etcd delete, where
+// the registry's Store.Delete first reads it from etcd (1.37 serves a read
+// without resourceVersion from etcd, not the watch cache). The storage checks
+// the object it deletes, the watch cache's copy or, when that is stale or
+// missing, a fresh read, with validate, and deletes it only at that revision.
+// What the registry would do more than remove it, for an IPAddress with
+// finalizers (set a deletion timestamp) or for options beyond a plain delete,
+// is left to Store.Delete. IPAddress storage has no graceful deletion and no
+// delete hooks, so for the rest the outcome is the same.
+func (b *binding) delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) error {
+	if !plainDelete(opts) {
+		_, _, err := b.store.Delete(ctx, name, validate, opts)
+		return err
+	}
+	key, err := b.store.KeyFunc(ctx, name)
+	if err != nil {
+		return err
+	}
+	err = b.store.Storage.Delete(ctx, key, b.store.NewFunc(), &storage.Preconditions{}, func(ctx context.Context, obj runtime.Object) error {
+		m, err := meta.Accessor(obj)
+		if err != nil || len(m.GetFinalizers()) > 0 {
+			return errNeedsStore
+		}
+		return validate(ctx, obj)
+	}, false, nil, storage.DeleteOptions{})
+	if errors.Is(err, errNeedsStore) {
+		_, _, err = b.store.Delete(ctx, name, validate, opts)
+		return err
+	}
+	if err != nil {
+		return storeerr.InterpretDeleteError(err, b.store.DefaultQualifiedResource, name)
+	}
+	return nil
+}
+
+// plainDelete says opts ask for nothing but removing the object.
+func plainDelete(opts *metav1.DeleteOptions) bool {
+	return opts.Preconditions == nil && opts.GracePeriodSeconds == nil && opts.OrphanDependents == nil &&
+		opts.PropagationPolicy == nil && len(opts.DryRun) == 0
 }
 
 // requestContext is the context a loopback request for name would be served
