@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // pollTimeout bounds every wait for a controller to act.
@@ -99,5 +101,41 @@ func ipAddressOf(ip, parent string) *networkingv1.IPAddress {
 		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{
 			Resource: "services", Namespace: metav1.NamespaceDefault, Name: parent,
 		}},
+	}
+}
+
+// denyIPAddresses creates a ValidatingAdmissionPolicy named name on IPAddress
+// requests of op, holding validations, and its Deny binding.
+func denyIPAddresses(ctx context.Context, t *testing.T, client kubernetes.Interface, name string, op admissionregistrationv1.OperationType, validations ...admissionregistrationv1.Validation) {
+	t.Helper()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{op},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"ipaddresses"},
+						},
+					},
+				}},
+			},
+			Validations: validations,
+		},
+	}
+	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating ValidatingAdmissionPolicy %s: %v", name, err)
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating ValidatingAdmissionPolicyBinding %s: %v", name, err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -29,39 +28,9 @@ func TestIPAddressWritesAreAdmitted(t *testing.T) {
 	defer s.Stop()
 	waitKubernetesService(ctx, t, s.Client)
 
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "ipaddress-writes"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"ipaddresses"},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{
-				{Expression: "request.userInfo.username == 'system:apiserver'", Message: "IPAddresses must be written by the apiserver"},
-				{Expression: "object.spec.parentRef.name != 'denied'", Message: deniedParentMessage},
-			},
-		},
-	}
-	if _, err := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicy: %v", err)
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "ipaddress-writes"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	}
-	if _, err := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicyBinding: %v", err)
-	}
+	denyIPAddresses(ctx, t, s.Client, "ipaddress-writes", admissionregistrationv1.Create,
+		admissionregistrationv1.Validation{Expression: "request.userInfo.username == 'system:apiserver'", Message: "IPAddresses must be written by the apiserver"},
+		admissionregistrationv1.Validation{Expression: "object.spec.parentRef.name != 'denied'", Message: deniedParentMessage})
 
 	// The policy bites once the admission plugin's informers have it; until
 	// then "denied" is created, and deleted again for the next try.

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -93,38 +92,8 @@ func TestReleasedIPAddressDeleteKeepsRegistrySemantics(t *testing.T) {
 // IPAddress of that parent is refused deletion.
 func denyGuardedDeletes(ctx context.Context, t *testing.T, s *framework.APIServer) {
 	t.Helper()
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "guarded-ipaddresses"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Delete},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"ipaddresses"},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{
-				{Expression: "oldObject.spec.parentRef.name != 'guarded'", Message: "IPAddresses of Service guarded may not be deleted"},
-			},
-		},
-	}
-	if _, err := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicy: %v", err)
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	}
-	if _, err := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ValidatingAdmissionPolicyBinding: %v", err)
-	}
+	denyIPAddresses(ctx, t, s.Client, "guarded-ipaddresses", admissionregistrationv1.Delete,
+		admissionregistrationv1.Validation{Expression: "oldObject.spec.parentRef.name != 'guarded'", Message: "IPAddresses of Service guarded may not be deleted"})
 	// The probe: an IPAddress of "guarded" outside the Service range, so no allocator owns it.
 	probe := ipAddressOf("10.200.0.1", "guarded")
 	if _, err := s.Client.NetworkingV1().IPAddresses().Create(ctx, probe, metav1.CreateOptions{}); err != nil {
