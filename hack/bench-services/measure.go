@@ -26,7 +26,8 @@ const (
 
 // measure performs one run on a fresh cluster: set up, create and time N Services, count
 // the allocators' lost races, check consistency, delete and time them, check again, read
-// the apiservers' peak RSS and stop everything. Whatever goes wrong is recorded in the result, which is then not consistent.
+// the apiservers' peak RSS and stop everything. Whatever goes wrong is recorded in the
+// result, which is then not consistent.
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
 	start := time.Now()
 	c := spec.contender
