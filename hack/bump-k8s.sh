@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bump-k8s.sh pins k8s.io/kubernetes and every staging module it replaces to ./staging
-# at one version, generating the replace block from upstream's own go.mod so that no pin
-# is ever typed by hand. Usage: hack/bump-k8s.sh v1.37.1
+# at one version, in go.mod and in hack/kind/node/go.mod, generating the replace block
+# from upstream's own go.mod so that no pin is ever typed by hand. Usage: hack/bump-k8s.sh v1.37.1
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
 
@@ -12,15 +12,17 @@ if [[ ! "${version}" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
 fi
 block="$(netfork::gomod::staging_pins "${version}" hack/bump-k8s.sh)"
 
-# Drop the old generated block, then write the new one.
+# In go.mod and in the kind node module's (whose components must be the same release,
+# as verify-kind-modules.sh checks): drop the old generated block, write the new one.
 tmp="$(mktemp)"
 trap 'rm -f "${tmp}"' EXIT
-awk '/^\/\/ BEGIN staging pins/{skip=1} !skip{print} /^\/\/ END staging pins/{skip=0}' go.mod >"${tmp}"
-echo "${block}" >>"${tmp}"
-cat "${tmp}" >go.mod
-
-netfork::run go mod edit -require="k8s.io/kubernetes@${version}"
-netfork::run go mod tidy
+for mod in go.mod hack/kind/node/go.mod; do
+  awk '/^\/\/ BEGIN staging pins/{skip=1} !skip{print} /^\/\/ END staging pins/{skip=0}' "${mod}" >"${tmp}"
+  echo "${block}" >>"${tmp}"
+  cat "${tmp}" >"${mod}"
+  netfork::run go -C "$(dirname "${mod}")" mod edit -require="k8s.io/kubernetes@${version}"
+  netfork::run go -C "$(dirname "${mod}")" mod tidy
+done
 netfork::log "pinned k8s.io/kubernetes ${version} and $(grep -c ' => ' <<<"${block}") staging modules at $(netfork::gomod::staging_version "${version}")"
 # The only hand work a bump leaves: the netfork code that stands beside upstream files that changed.
 if ! hack/verify-upstream-shims.sh; then
