@@ -22,6 +22,8 @@ const (
 	settleTimeout = 30 * time.Second
 	// bytesPerMB converts RSS for the report.
 	bytesPerMB = 1 << 20
+	// phaseCreate and phaseDelete name the two timed phases, for --profile-phase.
+	phaseCreate, phaseDelete = "create", "delete"
 )
 
 // measure performs one run on a fresh cluster: set up, create and time N Services, count
@@ -51,7 +53,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.failf("before creating: %v", err)
 		return r
 	}
-	defer startProfile(ctx, o, cl, spec, dirs, log)()
+	defer startProfile(ctx, o, cl, spec, phaseCreate, dirs, log)()
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
 	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, c.headless)
 	cancel()
@@ -80,6 +82,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 
+	defer startProfile(ctx, o, cl, spec, phaseDelete, dirs, log)()
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
 	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers)
 	cancel()
@@ -205,20 +208,21 @@ func saveHeapProfile(ctx context.Context, o *options, cl *cluster, spec runSpec,
 }
 
 // startProfile takes a CPU profile of the profiled contender's apiserver from now on, in
-// the background, and returns a function that waits for it; a failed profile is a
-// warning, not a failed run, since it says nothing about the contender.
-func startProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, dirs layout, log io.Writer) func() {
-	if !o.Profile || spec.contender.name != profiledContender {
+// the background, when phase is --profile-phase, and returns a function that waits for
+// it; a failed profile is a warning, not a failed run, since it says nothing about the
+// contender.
+func startProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, phase string, dirs layout, log io.Writer) func() {
+	if !o.Profile || spec.contender.name != profiledContender || phase != o.ProfilePhase {
 		return func() {}
 	}
-	path := filepath.Join(dirs.profiles, "cpu-"+spec.name()+".pprof")
+	path := filepath.Join(dirs.profiles, "cpu-"+phase+"-"+spec.name()+".pprof")
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := cpuProfile(ctx, cl.client, o.ProfileDuration, path); err != nil {
 			fmt.Fprintf(log, "bench-services: %s: warning: %v\n", spec.name(), err)
 			return
 		}
-		fmt.Fprintf(log, "bench-services: %s: CPU profile in %s\n", spec.name(), path)
+		fmt.Fprintf(log, "bench-services: %s: CPU profile from the start of the %s phase in %s\n", spec.name(), phase, path)
 	})
 	return wg.Wait
 }

@@ -61,11 +61,13 @@ type options struct {
 	OutputDir string
 	// NetforkBinary and UpstreamBinary are the kube-apiservers the contenders run.
 	NetforkBinary, UpstreamBinary string
-	// Profile grabs a CPU profile of the netfork contender's apiserver during each create phase
-	// and a heap profile at its end.
+	// Profile grabs a CPU profile of the netfork contender's apiserver from the start of each
+	// ProfilePhase and a heap profile once every Service exists.
 	Profile bool
 	// ProfileDuration is the length of that profile.
 	ProfileDuration time.Duration
+	// ProfilePhase is the phase the CPU profile starts with: create or delete.
+	ProfilePhase string
 	// PhaseTimeout bounds one create or delete phase; a run past it failed.
 	PhaseTimeout time.Duration
 	// ReadyTimeout bounds the wait for a new apiserver to serve.
@@ -93,6 +95,7 @@ func newOptions() *options {
 		NetforkBinary:   "_output/bin/kube-apiserver",
 		UpstreamBinary:  upstream,
 		ProfileDuration: 30 * time.Second,
+		ProfilePhase:    phaseCreate,
 		PhaseTimeout:    15 * time.Minute,
 		ReadyTimeout:    3 * time.Minute,
 	}
@@ -110,8 +113,9 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
 	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream v1.37.1 kube-apiserver built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
-	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken during each create phase, and a heap profile at its end")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken from the start of each --profile-phase, and a heap profile once every Service exists")
 	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
+	fs.StringVar(&o.ProfilePhase, "profile-phase", o.ProfilePhase, "phase each --profile CPU profile starts with: create or delete")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "bound on a new apiserver becoming ready")
 	fs.BoolVar(&o.KeepData, "keep-data", o.KeepData, "keep each run's etcd data dir (several GiB for the bitmap contenders at 10k)")
@@ -179,6 +183,9 @@ func (o *options) validate() error {
 	}
 	if o.Profile && (o.ProfileDuration < time.Second || o.ProfileDuration > maxProfileDuration) {
 		return fmt.Errorf("--profile-duration: %s is outside 1s-%s (the apiserver times requests out at 60s)", o.ProfileDuration, maxProfileDuration)
+	}
+	if o.ProfilePhase != phaseCreate && o.ProfilePhase != phaseDelete {
+		return fmt.Errorf("--profile-phase: %q is neither %s nor %s", o.ProfilePhase, phaseCreate, phaseDelete)
 	}
 	if len(o.Contenders) == 0 {
 		return fmt.Errorf("--contenders: at least one contender is required")

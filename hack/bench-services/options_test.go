@@ -58,6 +58,7 @@ func TestOptionsErrorsNameTheFlag(t *testing.T) {
 		"listed twice":        {"--contenders=netfork,netfork"},
 		"--profile":           {"--profile", "--contenders=upstream"},
 		"--profile-duration":  {"--profile", "--profile-duration=2m"},
+		"--profile-phase":     {"--profile", "--profile-phase=list"},
 		"unexpected argument": {"extra"},
 	}
 	for want, args := range tests {
