@@ -22,7 +22,7 @@ func dynamicAllocationErrors(ctx context.Context, cl *cluster) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("reading /metrics of apiserver pid %d: %w", a.process.Pid(), err)
 		}
-		n, err := sumCounter(data, collisionMetric, `scope="dynamic"`)
+		n, err := sumDynamicCollisions(data)
 		if err != nil {
 			return 0, fmt.Errorf("/metrics of apiserver pid %d: %w", a.process.Pid(), err)
 		}
@@ -31,9 +31,10 @@ func dynamicAllocationErrors(ctx context.Context, cl *cluster) (int64, error) {
 	return total, nil
 }
 
-// sumCounter sums the samples of the counter name, in Prometheus text format, whose
-// labels include label; a counter with no sample yet is 0.
-func sumCounter(text []byte, name, label string) (int64, error) {
+// sumDynamicCollisions sums the samples of collisionMetric, in Prometheus text format,
+// with the label scope="dynamic"; a counter with no sample yet is 0.
+func sumDynamicCollisions(text []byte) (int64, error) {
+	const name, label = collisionMetric, `scope="dynamic"`
 	var total int64
 	scanner := bufio.NewScanner(bytes.NewReader(text))
 	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)

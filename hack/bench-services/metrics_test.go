@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestSumCounter(t *testing.T) {
+func TestSumDynamicCollisions(t *testing.T) {
 	text := `# HELP kube_apiserver_clusterip_allocator_allocation_errors_total [ALPHA] Number of errors trying to allocate Cluster IPs
 # TYPE kube_apiserver_clusterip_allocator_allocation_errors_total counter
 kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.96.0.0/12",scope="dynamic"} 7
@@ -14,15 +14,15 @@ kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.96.0.0/12",s
 kube_apiserver_clusterip_allocator_allocation_total{cidr="10.96.0.0/12",scope="dynamic"} 1000
 kube_apiserver_clusterip_allocator_allocation_errors_total_other{scope="dynamic"} 100
 `
-	got, err := sumCounter([]byte(text), collisionMetric, `scope="dynamic"`)
+	got, err := sumDynamicCollisions([]byte(text))
 	if err != nil || got != 9 {
-		t.Errorf("sumCounter = %d, %v; want 9, the two dynamic samples only", got, err)
+		t.Errorf("sumDynamicCollisions = %d, %v; want 9, the two dynamic samples only", got, err)
 	}
-	if got, err := sumCounter([]byte("# no samples yet\n"), collisionMetric, `scope="dynamic"`); err != nil || got != 0 {
-		t.Errorf("sumCounter of a counter with no samples = %d, %v; want 0", got, err)
+	if got, err := sumDynamicCollisions([]byte("# no samples yet\n")); err != nil || got != 0 {
+		t.Errorf("sumDynamicCollisions of a counter with no samples = %d, %v; want 0", got, err)
 	}
-	_, err = sumCounter([]byte(collisionMetric+`{scope="dynamic"} many`+"\n"), collisionMetric, `scope="dynamic"`)
+	_, err = sumDynamicCollisions([]byte(collisionMetric + `{scope="dynamic"} many` + "\n"))
 	if err == nil || !strings.Contains(err.Error(), "many") {
-		t.Errorf("sumCounter of a malformed sample = %v, want an error quoting it", err)
+		t.Errorf("sumDynamicCollisions of a malformed sample = %v, want an error quoting it", err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync/atomic"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -216,10 +217,10 @@ func (b *binding) delete(ctx context.Context, name string, validate rest.Validat
 	return nil
 }
 
-// plainDelete says opts ask for nothing but removing the object.
+// plainDelete says opts ask for nothing but removing the object: every field
+// but the type is unset, so an option added upstream later goes to Store.Delete too.
 func plainDelete(opts *metav1.DeleteOptions) bool {
-	return opts.Preconditions == nil && opts.GracePeriodSeconds == nil && opts.OrphanDependents == nil &&
-		opts.PropagationPolicy == nil && len(opts.DryRun) == 0
+	return reflect.DeepEqual(*opts, metav1.DeleteOptions{TypeMeta: opts.TypeMeta})
 }
 
 // requestContext is the context a loopback request for name would be served
