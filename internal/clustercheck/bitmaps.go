@@ -24,9 +24,9 @@ const (
 	SecondaryClusterIPBitmapKey = "/ranges/secondaryserviceips"
 	// NodePortBitmapKey holds the NodePort bitmap.
 	NodePortBitmapKey = "/ranges/servicenodeports"
-	// maxBitmapAddresses is how many addresses a ClusterIP bitmap holds at most: an IPv6
-	// range's bitmap covers its first 2^16 (upstream's limit, which netfork keeps).
-	maxBitmapAddresses = 1 << 16
+	// maxIPv6BitmapSize caps an IPv6 range's bitmap at its first 2^16 addresses
+	// (upstream's limit, which netfork keeps); an IPv4 range's covers it whole.
+	maxIPv6BitmapSize = 1 << 16
 )
 
 // BitmapReader reads a legacy bitmap (a RangeAllocation) by its key below the etcd
@@ -123,6 +123,7 @@ func heldInBitmap(p *Problems, key string, ra *corev1.RangeAllocation, clusterIP
 	}
 	first := addrInt(prefix.Masked().Addr())
 	first.Add(first, big.NewInt(1))
+	capacity := bitmapCapacity(prefix)
 	held := map[string]heldIP{}
 	for ip, holder := range clusterIPs {
 		addr, err := netip.ParseAddr(ip)
@@ -130,12 +131,26 @@ func heldInBitmap(p *Problems, key string, ra *corev1.RangeAllocation, clusterIP
 			continue
 		}
 		off := new(big.Int).Sub(addrInt(addr), first)
-		if off.Sign() < 0 || !off.IsInt64() || off.Int64() >= maxBitmapAddresses {
+		if off.Sign() < 0 || !off.IsInt64() || off.Int64() >= capacity {
 			continue // The network address, or past what the bitmap holds.
 		}
 		held[ip] = heldIP{holder: holder, offset: int(off.Int64())}
 	}
 	return held
+}
+
+// bitmapCapacity is how many addresses, from network+1 on, upstream's bitmap for
+// prefix holds: an IPv4 range's all but its network and broadcast addresses, an IPv6
+// range's first 2^16 but the network address.
+func bitmapCapacity(prefix netip.Prefix) int64 {
+	hostBits := prefix.Addr().BitLen() - prefix.Bits()
+	if prefix.Addr().Is4() {
+		return int64(1)<<hostBits - 2
+	}
+	if hostBits >= 16 {
+		return maxIPv6BitmapSize - 1
+	}
+	return int64(1)<<hostBits - 1
 }
 
 // heldIP is a ClusterIP a bitmap can hold: its Service and its bit.

@@ -64,6 +64,11 @@ func TestCheckClusterIPBitmapBothFamilies(t *testing.T) {
 		{name: "IPv4 leaked bit", ra: bitmapOf("10.96.0.0/16", "10.96.0.1", "10.96.3.3"),
 			held: map[string]string{"10.96.0.1": "default/kubernetes"},
 			want: []string{"marks 2 addresses, Services hold 1"}},
+		{name: "IPv4 /12 agrees past the first 2^16", ra: bitmapOf("10.96.0.0/12", "10.96.0.1", "10.100.7.9", "10.111.255.254"),
+			held: map[string]string{"10.96.0.1": "default/kubernetes", "10.100.7.9": "a/b", "10.111.255.254": "a/last", "10.111.255.255": "a/broadcast"}},
+		{name: "IPv4 /12 unmarked past the first 2^16", ra: bitmapOf("10.96.0.0/12", "10.96.0.1"),
+			held: map[string]string{"10.96.0.1": "default/kubernetes", "10.100.7.9": "a/b"},
+			want: []string{"marks 1 addresses, Services hold 2", "ClusterIP 10.100.7.9 of Service a/b is not marked"}},
 		{name: "no bitmap", ra: nil, want: []string{"no ClusterIP bitmap at /ranges/serviceips"}},
 	}
 	for _, tc := range tests {
