@@ -44,7 +44,9 @@ func newBitmapOnlyDetector(c Config, clk clock.Clock) *bitmapOnlyDetector {
 	if len(c.LegacyBitmaps) == 0 {
 		return nil
 	}
-	return &bitmapOnlyDetector{bitmaps: c.LegacyBitmaps, since: clk.Now(), every: c.Interval}
+	// A creationTimestamp has whole seconds: a Service created in the second
+	// this apiserver started shows a time before now, and counts as new.
+	return &bitmapOnlyDetector{bitmaps: c.LegacyBitmaps, since: clk.Now().Truncate(time.Second), every: c.Interval}
 }
 
 // checkBitmapOnly runs after the repair loop created svc's missing IPAddress of ip.

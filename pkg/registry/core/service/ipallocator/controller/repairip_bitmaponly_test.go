@@ -29,6 +29,8 @@ func TestRepairIPAddressDetectsBitmapOnlyAPIServer(t *testing.T) {
 		// bitmapIPs are set in the legacy bitmap; nil means no bitmap is read (dual-write or bitmap mode).
 		bitmapIPs []string
 		created   time.Time
+		// startedAfter moves the apiserver's start that far past testNow.
+		startedAfter time.Duration
 		// others are Services repaired right after, within the same interval.
 		others     []string
 		wantEvents []string
@@ -47,6 +49,13 @@ func TestRepairIPAddressDetectsBitmapOnlyAPIServer(t *testing.T) {
 		wantEvents: []string{fmt.Sprintf(repaired, "a", ip), fmt.Sprintf(detected, "a", ip),
 			fmt.Sprintf(repaired, "b", "10.0.0.11"), fmt.Sprintf(repaired, "c", "10.0.0.12")},
 		wantErrors: map[string]float64{errorTypeRepair: 3, errorTypeBitmapOnly: 3},
+	}, {
+		name:         "a Service created in the second the apiserver started: its creationTimestamp has whole seconds",
+		bitmapIPs:    []string{ip},
+		created:      testNow,
+		startedAfter: 500 * time.Millisecond,
+		wantEvents:   []string{fmt.Sprintf(repaired, "a", ip), fmt.Sprintf(detected, "a", ip)},
+		wantErrors:   map[string]float64{errorTypeRepair: 1, errorTypeBitmapOnly: 1},
 	}, {
 		name:       "the ClusterIP is not in the bitmap: an IPAddress deleted by hand, no bitmap writer",
 		bitmapIPs:  []string{},
@@ -78,6 +87,7 @@ func TestRepairIPAddressDetectsBitmapOnlyAPIServer(t *testing.T) {
 				objs = append(objs, svc)
 			}
 			f := newIPFixture(t, objs...)
+			f.clock.SetTime(testNow.Add(tc.startedAfter))
 			if tc.bitmapIPs != nil {
 				f.r.bitmapOnly = newBitmapOnlyDetector(Config{
 					Interval:      time.Hour,
