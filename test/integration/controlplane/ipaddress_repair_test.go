@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,20 +257,25 @@ func checkAllocatorIPAddress(t *testing.T, a *networkingv1.IPAddress, svc *corev
 // waitRepairEvent waits for an event with reason about kind/name, from the repair loop.
 func waitRepairEvent(ctx context.Context, t *testing.T, client kubernetes.Interface, kind, name, reason string) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+	if err := waitRepairEventAbout(ctx, client, kind, reason, name); err != nil {
+		t.Errorf("no %s event from the repair loop about %s %s: %v", reason, kind, name, err)
+	}
+}
+
+// waitRepairEventAbout waits for a reason event from the repair loop about any
+// of the named objects of kind.
+func waitRepairEventAbout(ctx context.Context, client kubernetes.Interface, kind, reason string, names ...string) error {
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
 		events, err := client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
 		for _, e := range events.Items {
-			if e.Regarding.Kind == kind && e.Regarding.Name == name && e.Reason == reason &&
+			if e.Regarding.Kind == kind && slices.Contains(names, e.Regarding.Name) && e.Reason == reason &&
 				e.ReportingController == "ipallocator-repair-controller" {
 				return true, nil
 			}
 		}
 		return false, nil
 	})
-	if err != nil {
-		t.Errorf("no %s event from the repair loop about %s %s: %v", reason, kind, name, err)
-	}
 }

@@ -3,12 +3,9 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/test/integration/framework"
@@ -40,19 +37,7 @@ func TestBitmapOnlyBesideIPAddressesIsReported(t *testing.T) {
 		svc := createService(ctx, t, bitmapOnly.Client, clusterIPService(fmt.Sprintf("from-bitmap-%d", i)))
 		allocated = append(allocated, svc.Name)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		events, err := ipAddresses.Client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		for _, e := range events.Items {
-			if e.Reason == bitmapOnlyReason && e.ReportingController == "ipallocator-repair-controller" &&
-				e.Regarding.Kind == "Service" && slices.Contains(allocated, e.Regarding.Name) {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	err := waitRepairEventAbout(ctx, ipAddresses.Client, "Service", bitmapOnlyReason, allocated...)
 	if err != nil {
 		t.Fatalf("no %s event from the repair loop about any of %v: %v", bitmapOnlyReason, allocated, err)
 	}
