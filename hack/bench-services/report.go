@@ -118,13 +118,14 @@ type aggregate struct {
 	deletesPerSec, deleteP99, peakRSSMB float64
 	collisions                          float64
 	consistent                          bool
-	createsPerSecAll                    []float64
+	// createsPerSecAll, deletesPerSecAll and peakRSSMBAll are every round's values, for the spread.
+	createsPerSecAll, deletesPerSecAll, peakRSSMBAll []float64
 }
 
 // aggregateOf reduces a contender's runs of a cell; ok is false when it has none.
 func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a := aggregate{consistent: true}
-	var p50, p90, p99, mx, dps, dp99, rss, collisions []float64
+	var p50, p90, p99, mx, dp99, collisions []float64
 	for _, r := range results {
 		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
 			continue
@@ -133,11 +134,11 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 		a.consistent = a.consistent && r.Consistent
 		a.createsPerSecAll = append(a.createsPerSecAll, r.CreatesPerSec)
 		p50, p90, p99, mx = append(p50, r.Create.P50), append(p90, r.Create.P90), append(p99, r.Create.P99), append(mx, r.Create.Max)
-		dps, dp99, rss = append(dps, r.DeletesPerSec), append(dp99, r.Delete.P99), append(rss, r.PeakRSSMB)
+		a.deletesPerSecAll, dp99, a.peakRSSMBAll = append(a.deletesPerSecAll, r.DeletesPerSec), append(dp99, r.Delete.P99), append(a.peakRSSMBAll, r.PeakRSSMB)
 		collisions = append(collisions, float64(r.Collisions))
 	}
 	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
-	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(dps), median(dp99), median(rss)
+	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(a.deletesPerSecAll), median(dp99), median(a.peakRSSMBAll)
 	a.collisions = median(collisions)
 	return a, a.rounds > 0
 }
@@ -188,24 +189,40 @@ func apiserversOf(results []result) string {
 	return fmt.Sprintf("%d apiservers per run on one etcd, workers spread over them; peak RSS is their sum", results[0].Apiservers)
 }
 
-// printSpread prints how creates/s varied across rounds, the machine's noise.
+// printSpread prints how creates/s, deletes/s and peak RSS varied across rounds, the
+// machine's noise: min-max and the coefficient of variation.
 func printSpread(w io.Writer, results []result, contenders []string) {
-	fmt.Fprintln(w, "\nspread of creates/s across rounds (min-max, coefficient of variation):")
+	fmt.Fprintln(w, "\nspread across rounds (min-max, coefficient of variation):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tcidrs\tcontender\trounds\tmin\tmax\tCV\t")
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\trounds\tcreates/s\tCV\tdeletes/s\tCV\tpeak RSS MB\tCV\t")
 	for _, c := range cells(results) {
 		for _, name := range contenders {
 			a, ok := aggregateOf(results, name, c)
 			if !ok {
 				continue
 			}
-			s := spreadOf(a.createsPerSecAll)
-			cv := "-"
-			if a.rounds > 1 {
-				cv = fmt.Sprintf("%.1f%%", 100*s.CV)
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t", c.n, c.cidrs, name, a.rounds)
+			for _, values := range [][]float64{a.createsPerSecAll, a.deletesPerSecAll, a.peakRSSMBAll} {
+				s := spreadOf(values)
+				cv := "-"
+				if a.rounds > 1 {
+					cv = fmt.Sprintf("%.1f%%", 100*s.CV)
+				}
+				fmt.Fprintf(tw, "%.0f-%.0f\t%s\t", s.Min, s.Max, cv)
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.0f\t%.0f\t%s\t\n", c.n, c.cidrs, name, a.rounds, s.Min, s.Max, cv)
+			fmt.Fprintln(tw)
 		}
 	}
 	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.
+}
+
+// printLoad prints the machine's 1-minute load average at the runs' starts, since other
+// work on a shared machine shows in every number above.
+func printLoad(w io.Writer, results []result) {
+	loads := make([]float64, len(results))
+	for i, r := range results {
+		loads[i] = r.LoadAverage
+	}
+	s := spreadOf(loads)
+	fmt.Fprintf(w, "\nload average (1 min) at the runs' starts: median %.1f, min %.1f, max %.1f\n", median(loads), s.Min, s.Max)
 }

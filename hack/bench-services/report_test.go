@@ -64,6 +64,18 @@ func TestSummaryRatiosAndFailures(t *testing.T) {
 	}
 }
 
+func TestPrintLoad(t *testing.T) {
+	results := testResults()
+	for i, load := range []float64{2.5, 0.5, 6} {
+		results[i].LoadAverage = load
+	}
+	var b bytes.Buffer
+	printLoad(&b, results)
+	if want := "median 2.5, min 0.5, max 6.0"; !strings.Contains(b.String(), want) {
+		t.Errorf("load line %q lacks %q", b.String(), want)
+	}
+}
+
 func TestChartDataIsMediansPerK(t *testing.T) {
 	results := append(testResults(),
 		result{Contender: "netfork", N: 1000, CIDRs: 0, Round: 2, Create: latencyMS{P50: 14, P90: 24, P99: 50}, Consistent: true},

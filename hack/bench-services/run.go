@@ -98,6 +98,8 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 	}
 	printSummary(stdout, results, o.Contenders)
 	printSpread(stdout, results, o.Contenders)
+	printTargets(stdout, results)
+	printLoad(stdout, results)
 	fmt.Fprintf(stdout, "\nwrote %s, %s, %s, %v; logs in %s; %d runs in %s\n",
 		dirs.csv(), dirs.json(), dirs.chartData(), charts, dirs.logs, len(results), time.Since(start).Round(time.Second))
 	return failed, ctx.Err()
