@@ -21,6 +21,9 @@ const (
 	nodePortRange = "30000-62767"
 	// nodePortBase and nodePortCapacity describe nodePortRange.
 	nodePortBase, nodePortCapacity = 30000, 62767 - 30000 + 1
+	// maxNodePorts is as many NodePorts as a run allocates: half the range, which 2*16384
+	// Services reach; a larger run (up to 100k) adds ClusterIP Services only.
+	maxNodePorts = nodePortCapacity / 2
 	// advertiseAddress is in the benchmarking range 198.18.0.0/15, never dialed, since
 	// the apiserver needs an address to publish and no endpoint reconciler runs.
 	advertiseAddress = "198.18.0.1"

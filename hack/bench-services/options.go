@@ -24,6 +24,9 @@ Flags:
 const (
 	// maxExtraCIDRs is how many /24s fit in extraCIDRBase's /12.
 	maxExtraCIDRs = 1 << (24 - 12)
+	// maxServices bounds --n: the ClusterIPs fill under a tenth of serviceCIDR, so the
+	// allocators never search a nearly full range (see maxNodePorts for the NodePorts).
+	maxServices = 100000
 	// maxApiservers bounds --apiservers: each apiserver holds every Service and
 	// IPAddress in its watch cache, and the machine has two cores.
 	maxApiservers = 5
@@ -36,9 +39,38 @@ const (
 var (
 	// shortNs, shortCIDRs and shortRounds are `make bench`: small enough for 10 minutes on 2 cores.
 	shortNs, shortCIDRs, shortRounds = []int{1000, 10000}, []int{0}, 1
-	// fullNs, fullCIDRs and fullRounds are --full: the issue's whole matrix, three rounds for spread.
-	fullNs, fullCIDRs, fullRounds = []int{1000, 10000, 30000}, []int{0, 100, 1000}, 3
+	// fullRounds is --full's default number of rounds, enough to show the spread.
+	fullRounds = 3
+	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
+	// so that three rounds fit in an hour on 2 cores rather than the hours every contender in
+	// every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
+	// allocator (the short run has it there) to compare dual-write and upstream with netfork;
+	// the floor at 10k, 30k and 100k, where netfork's deletes, memory and creates are held to
+	// it; netfork alone with 1000 extra ServiceCIDRs at 100k. Upstream runs 30k in the first
+	// round only, for the chart: no target compares with it, and that run alone takes as long
+	// as every other 30k run of the round together (upstream at 100k would take hours).
+	fullMatrix = []matrixCell{
+		{n: 1000, cidrs: 0, contenders: contenderNames()},
+		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "floor-headless"}},
+		{n: 30000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
+		{n: 30000, cidrs: 0, contenders: []string{"upstream"}, rounds: 1},
+		{n: 100000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
+		{n: 100000, cidrs: 1000, contenders: []string{"netfork"}},
+	}
 )
+
+// matrixCell is one (N, K) cell of the matrix and the contenders that run it.
+type matrixCell struct {
+	n, cidrs   int
+	contenders []string
+	// rounds, when positive, limits the cell to the first rounds rounds.
+	rounds int
+}
+
+// inRound says whether the cell runs in the given round (1-based).
+func (c matrixCell) inRound(round int) bool {
+	return c.rounds <= 0 || round <= c.rounds
+}
 
 // options are the benchmark's flags.
 type options struct {
@@ -53,7 +85,8 @@ type options struct {
 	CIDRs []int
 	// Rounds repeats the whole matrix, contenders interleaved, so noise shows as spread.
 	Rounds int
-	// Full switches Ns, CIDRs and Rounds to the full matrix unless they are set explicitly.
+	// Full runs fullMatrix instead of every contender in every cell of Ns by CIDRs, for
+	// Rounds rounds (fullRounds unless set).
 	Full bool
 	// Contenders names the contenders to run, in order.
 	Contenders []string
@@ -108,7 +141,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Apiservers, "apiservers", o.Apiservers, fmt.Sprintf("kube-apiservers (1-%d) per run, all on the run's etcd, the workers spread over them", maxApiservers))
 	fs.IntSliceVar(&o.CIDRs, "cidrs", o.CIDRs, fmt.Sprintf("numbers of extra /24 ServiceCIDRs (0-%d) to create before the Services, one run each", maxExtraCIDRs))
 	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds over the whole matrix, contenders interleaved; 3 or more show the machine's noise")
-	fs.BoolVar(&o.Full, "full", o.Full, fmt.Sprintf("run the full matrix: --n=%s --cidrs=%s --rounds=%d, unless those are set", joinInts(fullNs), joinInts(fullCIDRs), fullRounds))
+	fs.BoolVar(&o.Full, "full", o.Full, fmt.Sprintf("run the full matrix, %d rounds unless --rounds is set: %s", fullRounds, describeMatrix(fullMatrix)))
 	fs.StringSliceVar(&o.Contenders, "contenders", o.Contenders, "contenders to run, in this order within a round")
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
@@ -132,11 +165,10 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if o.Full {
-		if !fs.Changed("n") {
-			o.Ns = fullNs
-		}
-		if !fs.Changed("cidrs") {
-			o.CIDRs = fullCIDRs
+		for _, flag := range []string{"n", "cidrs", "contenders"} {
+			if fs.Changed(flag) {
+				return fmt.Errorf("--%s: --full runs its own matrix (%s); drop --full to choose", flag, describeMatrix(fullMatrix))
+			}
 		}
 		if !fs.Changed("rounds") {
 			o.Rounds = fullRounds
@@ -145,17 +177,59 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	return o.validate()
 }
 
+// matrix is the cells to run each round: fullMatrix for --full, otherwise every contender
+// in every cell of Ns by CIDRs.
+func (o *options) matrix() []matrixCell {
+	if o.Full {
+		return fullMatrix
+	}
+	var cells []matrixCell
+	for _, n := range o.Ns {
+		for _, k := range o.CIDRs {
+			cells = append(cells, matrixCell{n: n, cidrs: k, contenders: o.Contenders})
+		}
+	}
+	return cells
+}
+
+// contenderOrder is every contender the matrix runs, in default order where --full chose
+// them, so the report lists them as --contenders would.
+func (o *options) contenderOrder() []string {
+	if !o.Full {
+		return o.Contenders
+	}
+	var names []string
+	for _, name := range contenderNames() {
+		for _, c := range fullMatrix {
+			if slices.Contains(c.contenders, name) {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	return names
+}
+
+// describeMatrix spells cells for --help and errors: n=1000 k=0 (netfork, upstream); ...
+func describeMatrix(cells []matrixCell) string {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprintf("n=%d k=%d (%s)", c.n, c.cidrs, strings.Join(c.contenders, ", "))
+		if c.rounds > 0 {
+			parts[i] += fmt.Sprintf(" in the first %d round(s)", c.rounds)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // validate rejects options no run could complete with, naming the flag at fault.
 func (o *options) validate() error {
 	if len(o.Ns) == 0 {
 		return fmt.Errorf("--n: at least one Service count is required")
 	}
 	for _, n := range o.Ns {
-		if n < 1 {
-			return fmt.Errorf("--n: %d is not a positive number of Services", n)
-		}
-		if nodePorts := n / 2; nodePorts > nodePortCapacity {
-			return fmt.Errorf("--n: %d Services need %d NodePorts, more than the %d of --service-node-port-range=%s", n, nodePorts, nodePortCapacity, nodePortRange)
+		if n < 1 || n > maxServices {
+			return fmt.Errorf("--n: %d is outside 1-%d Services", n, maxServices)
 		}
 	}
 	if len(o.CIDRs) == 0 {
@@ -191,7 +265,7 @@ func (o *options) validate() error {
 		return fmt.Errorf("--contenders: at least one contender is required")
 	}
 	seen := map[string]bool{}
-	for _, name := range o.Contenders {
+	for _, name := range o.contenderOrder() {
 		c, ok := lookupContender(name)
 		if !ok {
 			return fmt.Errorf("--contenders: unknown contender %q (known: %v)", name, contenderNames())
@@ -204,7 +278,7 @@ func (o *options) validate() error {
 			return err
 		}
 	}
-	if o.Profile && !slices.Contains(o.Contenders, profiledContender) {
+	if o.Profile && !slices.Contains(o.contenderOrder(), profiledContender) {
 		return fmt.Errorf("--profile profiles the %s contender, which --contenders leaves out", profiledContender)
 	}
 	return nil

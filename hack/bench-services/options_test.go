@@ -36,30 +36,70 @@ func TestOptionsDefaultsAreTheShortRun(t *testing.T) {
 }
 
 func TestOptionsFull(t *testing.T) {
-	o, err := parseForTest(t, "--full", "--rounds=5")
+	o, err := parseForTest(t, "--full")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(o.Ns, []int{1000, 10000, 30000}) || !slices.Equal(o.CIDRs, []int{0, 100, 1000}) || o.Rounds != 5 {
-		t.Errorf("--full --rounds=5 gave n=%v cidrs=%v rounds=%d", o.Ns, o.CIDRs, o.Rounds)
+	if o.Rounds != 3 {
+		t.Errorf("--full runs %d rounds, want 3", o.Rounds)
+	}
+	// Every target's runs are in the matrix: each target's two sides run in some cell.
+	ran := map[runRef]bool{}
+	for _, c := range o.matrix() {
+		for _, name := range c.contenders {
+			ran[runRef{name, c.n, c.cidrs}] = true
+		}
+	}
+	for _, tg := range targets {
+		if !ran[tg.num] || !ran[tg.den] {
+			t.Errorf("--full leaves out a side of target %q: %s to %s", tg.what, tg.num, tg.den)
+		}
+	}
+	if !ran[runRef{"upstream", 30000, 0}] || !ran[runRef{"netfork", 100000, 1000}] {
+		t.Errorf("--full lacks upstream at 30k or netfork at 100k with 1000 ServiceCIDRs: %s", describeMatrix(o.matrix()))
+	}
+	if want := "n=30000 k=0 (upstream) in the first 1 round(s)"; !strings.Contains(describeMatrix(o.matrix()), want) {
+		t.Errorf("--full's matrix %q does not say %q", describeMatrix(o.matrix()), want)
+	}
+	if want := []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "floor-headless"}; !slices.Equal(o.contenderOrder(), want) {
+		t.Errorf("--full's contenders %v, want %v", o.contenderOrder(), want)
+	}
+
+	o, err = parseForTest(t, "--full", "--rounds=5")
+	if err != nil || o.Rounds != 5 {
+		t.Errorf("--full --rounds=5 = %d rounds, %v; want 5", o.Rounds, err)
+	}
+}
+
+func TestOptionsMatrixIsEveryContenderInEveryCell(t *testing.T) {
+	o, err := parseForTest(t, "--n=1000,2000", "--cidrs=0,10", "--contenders=upstream,netfork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := describeMatrix(o.matrix())
+	want := "n=1000 k=0 (upstream, netfork); n=1000 k=10 (upstream, netfork); n=2000 k=0 (upstream, netfork); n=2000 k=10 (upstream, netfork)"
+	if got != want {
+		t.Errorf("matrix %s, want %s", got, want)
 	}
 }
 
 func TestOptionsErrorsNameTheFlag(t *testing.T) {
 	tests := map[string][]string{
-		"--n":                 {"--n=0"},
-		"NodePorts":           {"--n=70000"},
-		"--cidrs":             {"--cidrs=5000"},
-		"--workers":           {"--workers=0"},
-		"--rounds":            {"--rounds=0"},
-		"--apiservers":        {"--apiservers=6"},
-		"as many --workers":   {"--apiservers=3", "--workers=2"},
-		"--contenders":        {"--contenders=netfork,nope"},
-		"listed twice":        {"--contenders=netfork,netfork"},
-		"--profile":           {"--profile", "--contenders=upstream"},
-		"--profile-duration":  {"--profile", "--profile-duration=2m"},
-		"--profile-phase":     {"--profile", "--profile-phase=list"},
-		"unexpected argument": {"extra"},
+		"--n":                  {"--n=0"},
+		"outside 1-100000":     {"--n=100001"},
+		"--full runs its own":  {"--full", "--n=1000"},
+		"--contenders: --full": {"--full", "--contenders=netfork"},
+		"--cidrs":              {"--cidrs=5000"},
+		"--workers":            {"--workers=0"},
+		"--rounds":             {"--rounds=0"},
+		"--apiservers":         {"--apiservers=6"},
+		"as many --workers":    {"--apiservers=3", "--workers=2"},
+		"--contenders":         {"--contenders=netfork,nope"},
+		"listed twice":         {"--contenders=netfork,netfork"},
+		"--profile":            {"--profile", "--contenders=upstream"},
+		"--profile-duration":   {"--profile", "--profile-duration=2m"},
+		"--profile-phase":      {"--profile", "--profile-phase=list"},
+		"unexpected argument":  {"extra"},
 	}
 	for want, args := range tests {
 		t.Run(want, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,6 +109,24 @@ func TestDrawChartsNamesTheBinaryOnFailure(t *testing.T) {
 	missing := filepath.Join(dirs.root, "no-bench-chart")
 	if _, err := drawCharts(context.Background(), missing, dirs); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("drawCharts with a missing binary = %v, want an error naming it", err)
+	}
+}
+
+func TestPlanRunsEachCellsOwnContenders(t *testing.T) {
+	o := newOptions()
+	o.Full, o.Rounds = true, 2
+	counts := map[string]int{}
+	for _, s := range plan(o) {
+		counts[fmt.Sprintf("%s n=%d k=%d", s.contender.name, s.n, s.cidrs)]++
+	}
+	for run, want := range map[string]int{
+		"netfork n=100000 k=1000": 2, "floor-headless n=100000 k=0": 2, "upstream n=30000 k=0": 1,
+		"upstream n=100000 k=0": 0, "netfork-bitmap n=10000 k=0": 0, "netfork-dualwrite n=10000 k=0": 2,
+		"netfork-bitmap n=1000 k=0": 2, "upstream n=10000 k=0": 2,
+	} {
+		if counts[run] != want {
+			t.Errorf("--full --rounds=2 runs %s %d times, want %d", run, counts[run], want)
+		}
 	}
 }
 

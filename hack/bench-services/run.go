@@ -24,17 +24,17 @@ func (s runSpec) name() string {
 }
 
 // plan lists the runs in order: rounds outermost, so every contender runs once per round
-// per cell, and the contenders' order rotates each round so none always runs first.
+// in each of its cells, and each cell's contenders rotate each round so none always runs first.
 func plan(o *options) []runSpec {
 	var specs []runSpec
 	for round := 1; round <= o.Rounds; round++ {
-		names := rotate(o.Contenders, round-1)
-		for _, n := range o.Ns {
-			for _, k := range o.CIDRs {
-				for _, name := range names {
-					c, _ := lookupContender(name) // validate checked every name.
-					specs = append(specs, runSpec{contender: c, n: n, cidrs: k, round: round})
-				}
+		for _, cell := range o.matrix() {
+			if !cell.inRound(round) {
+				continue
+			}
+			for _, name := range rotate(cell.contenders, round-1) {
+				c, _ := lookupContender(name) // validate checked every name.
+				specs = append(specs, runSpec{contender: c, n: cell.n, cidrs: cell.cidrs, round: round})
 			}
 		}
 	}
@@ -61,8 +61,8 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 		return 0, err
 	}
 	specs := plan(o)
-	fmt.Fprintf(stderr, "bench-services: %d runs: contenders %v, n %v, extra ServiceCIDRs %v, %d round(s), %d workers; output in %s\n",
-		len(specs), o.Contenders, o.Ns, o.CIDRs, o.Rounds, o.Workers, dirs.root)
+	fmt.Fprintf(stderr, "bench-services: %d runs: %s; %d round(s), %d workers, %d apiserver(s) per run; output in %s\n",
+		len(specs), describeMatrix(o.matrix()), o.Rounds, o.Workers, o.Apiservers, dirs.root)
 
 	var results []result
 	failed := 0
@@ -89,15 +89,15 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 	if err := writeJSON(dirs.json(), results); err != nil {
 		return failed, err
 	}
-	if err := writeChartData(dirs.chartData(), results, o.Contenders); err != nil {
+	if err := writeChartData(dirs.chartData(), results, o.contenderOrder()); err != nil {
 		return failed, err
 	}
 	charts, err := drawCharts(ctx, o.ChartBinary, dirs)
 	if err != nil {
 		return failed, err
 	}
-	printSummary(stdout, results, o.Contenders)
-	printSpread(stdout, results, o.Contenders)
+	printSummary(stdout, results, o.contenderOrder())
+	printSpread(stdout, results, o.contenderOrder())
 	printTargets(stdout, results)
 	printLoad(stdout, results)
 	fmt.Fprintf(stdout, "\nwrote %s, %s, %s, %v; logs in %s; %d runs in %s\n",

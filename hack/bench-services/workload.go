@@ -89,12 +89,14 @@ func serviceName(i int) string {
 	return fmt.Sprintf("svc-%06d", i)
 }
 
-// isNodePort says whether the i-th Service is a NodePort Service: every other one.
+// isNodePort says whether the i-th Service is a NodePort Service: every other one until
+// maxNodePorts are, so that up to 2*maxNodePorts Services half are NodePorts and beyond
+// that the rest are ClusterIP Services.
 func isNodePort(i int, headless bool) bool {
-	return !headless && i%2 == 1
+	return !headless && i%2 == 1 && i/2 < maxNodePorts
 }
 
-// benchService is the i-th Service: one TCP port, ClusterIP or NodePort alternately, or
+// benchService is the i-th Service: one TCP port, ClusterIP or NodePort (isNodePort), or
 // headless for the floor; it asks for no particular address, so the allocator chooses.
 func benchService(i int, headless bool) *corev1.Service {
 	svc := &corev1.Service{
