@@ -48,7 +48,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 
-	collisionsBefore, err := dynamicAllocationErrors(ctx, cl)
+	before, err := readCounters(ctx, cl)
 	if err != nil {
 		r.failf("before creating: %v", err)
 		return r
@@ -57,10 +57,12 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
 	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, c.headless)
 	cancel()
-	if collisions, err := dynamicAllocationErrors(ctx, cl); err != nil {
+	afterCreate, err := readCounters(ctx, cl)
+	if err != nil {
 		r.failf("after creating: %v", err)
 	} else {
-		r.Collisions = collisions - collisionsBefore
+		r.Collisions = afterCreate.collisions - before.collisions
+		r.EtcdPerCreate = perService(before.etcdRequests, afterCreate.etcdRequests, spec.n)
 	}
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
 	saveHeapProfile(ctx, o, cl, spec, dirs, log)
@@ -81,12 +83,22 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.failf("%v", err)
 		return r
 	}
+	beforeDelete, err := readCounters(ctx, cl)
+	if err != nil {
+		r.failf("before deleting: %v", err)
+		return r
+	}
 
 	defer startProfile(ctx, o, cl, spec, phaseDelete, dirs, log)()
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
 	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers)
 	cancel()
 	r.DeletesPerSec, r.Delete, r.DeleteFailures = del.perSecond(spec.n), toMS(summarize(del.latencies)), del.failures
+	if afterDelete, err := readCounters(ctx, cl); err != nil {
+		r.failf("after deleting: %v", err)
+	} else {
+		r.EtcdPerDelete = perService(beforeDelete.etcdRequests, afterDelete.etcdRequests, spec.n)
+	}
 	if del.failures > 0 {
 		r.failf("%d of %d deletes failed, first: %v", del.failures, spec.n, del.firstFailure)
 	}

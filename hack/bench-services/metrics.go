@@ -14,28 +14,87 @@ import (
 // apiserver and was retried. netfork keeps upstream's name for it.
 const collisionMetric = "kube_apiserver_clusterip_allocator_allocation_errors_total"
 
-// dynamicAllocationErrors sums collisionMetric{scope="dynamic"} over the cluster's apiservers.
-func dynamicAllocationErrors(ctx context.Context, cl *cluster) (int64, error) {
-	var total int64
+// etcdRequestMetric counts each apiserver's requests to etcd through its storage layer, by
+// operation and resource: every object and bitmap read and write a Service costs.
+const etcdRequestMetric = "etcd_requests_total"
+
+// apiserverCounters are the counters a run reads from its apiservers' /metrics, summed
+// over them, at one moment.
+type apiserverCounters struct {
+	// collisions is collisionMetric{scope="dynamic"}.
+	collisions int64
+	// etcdRequests is etcdRequestMetric keyed by "operation resource", e.g. "delete ipaddresses".
+	etcdRequests map[string]float64
+}
+
+// readCounters scrapes every apiserver of the cluster and sums their counters.
+func readCounters(ctx context.Context, cl *cluster) (apiserverCounters, error) {
+	total := apiserverCounters{etcdRequests: map[string]float64{}}
 	for _, a := range cl.apiservers {
 		data, err := a.client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("reading /metrics of apiserver pid %d: %w", a.process.Pid(), err)
+			return total, fmt.Errorf("reading /metrics of apiserver pid %d: %w", a.process.Pid(), err)
 		}
-		n, err := sumDynamicCollisions(data)
+		c, err := parseCounters(data)
 		if err != nil {
-			return 0, fmt.Errorf("/metrics of apiserver pid %d: %w", a.process.Pid(), err)
+			return total, fmt.Errorf("/metrics of apiserver pid %d: %w", a.process.Pid(), err)
 		}
-		total += n
+		total.collisions += c.collisions
+		for k, v := range c.etcdRequests {
+			total.etcdRequests[k] += v
+		}
 	}
 	return total, nil
 }
 
-// sumDynamicCollisions sums the samples of collisionMetric, in Prometheus text format,
-// with the label scope="dynamic"; a counter with no sample yet is 0.
-func sumDynamicCollisions(text []byte) (int64, error) {
-	const name, label = collisionMetric, `scope="dynamic"`
-	var total int64
+// parseCounters reads the counters from one apiserver's metrics in Prometheus text format;
+// a counter with no sample yet is 0.
+func parseCounters(text []byte) (apiserverCounters, error) {
+	c := apiserverCounters{etcdRequests: map[string]float64{}}
+	collisions, err := counterSamples(text, collisionMetric)
+	if err != nil {
+		return c, err
+	}
+	for labels, v := range collisions {
+		if labelValue(labels, "scope") == "dynamic" {
+			c.collisions += int64(v)
+		}
+	}
+	requests, err := counterSamples(text, etcdRequestMetric)
+	if err != nil {
+		return c, err
+	}
+	for labels, v := range requests {
+		c.etcdRequests[labelValue(labels, "operation")+" "+labelValue(labels, "resource")] += v
+	}
+	return c, nil
+}
+
+// perService is the counters' growth from before to after, divided by n Services; only
+// what grew is kept.
+func perService(before, after map[string]float64, n int) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := v - before[k]; d > 0 && n > 0 {
+			out[k] = d / float64(n)
+		}
+	}
+	return out
+}
+
+// sumValues adds up a per-Service breakdown.
+func sumValues(m map[string]float64) float64 {
+	var total float64
+	for _, v := range m {
+		total += v
+	}
+	return total
+}
+
+// counterSamples returns name's samples in Prometheus text format, keyed by their label
+// set (the text between the braces).
+func counterSamples(text []byte, name string) (map[string]float64, error) {
+	samples := map[string]float64{}
 	scanner := bufio.NewScanner(bytes.NewReader(text))
 	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for scanner.Scan() {
@@ -45,21 +104,32 @@ func sumDynamicCollisions(text []byte) (int64, error) {
 			continue
 		}
 		end := strings.LastIndex(labels, "}")
-		if end < 0 || !strings.Contains(labels[:end], label) {
+		if end < 0 {
 			continue
 		}
 		fields := strings.Fields(labels[end+1:])
 		if len(fields) == 0 {
-			return 0, fmt.Errorf("%s: sample %q has no value", name, line)
+			return nil, fmt.Errorf("%s: sample %q has no value", name, line)
 		}
 		v, err := strconv.ParseFloat(fields[0], 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: sample %q: %w", name, line, err)
+			return nil, fmt.Errorf("%s: sample %q: %w", name, line, err)
 		}
-		total += int64(v)
+		samples[labels[:end]] += v
 	}
 	if err := scanner.Err(); err != nil {
-		return 0, fmt.Errorf("reading %s: %w", name, err)
+		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
-	return total, nil
+	return samples, nil
+}
+
+// labelValue is label's value in a label set such as `operation="get",resource="services"`;
+// empty when the set lacks it. Label values here hold no quotes or commas.
+func labelValue(labels, label string) string {
+	for _, pair := range strings.Split(labels, ",") {
+		if v, ok := strings.CutPrefix(pair, label+"="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return ""
 }

@@ -5,24 +5,54 @@ import (
 	"testing"
 )
 
-func TestSumDynamicCollisions(t *testing.T) {
-	text := `# HELP kube_apiserver_clusterip_allocator_allocation_errors_total [ALPHA] Number of errors trying to allocate Cluster IPs
+const testMetrics = `# HELP kube_apiserver_clusterip_allocator_allocation_errors_total [ALPHA] Number of errors trying to allocate Cluster IPs
 # TYPE kube_apiserver_clusterip_allocator_allocation_errors_total counter
 kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.96.0.0/12",scope="dynamic"} 7
 kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.128.0.0/24",scope="dynamic"} 2
 kube_apiserver_clusterip_allocator_allocation_errors_total{cidr="10.96.0.0/12",scope="static"} 5
 kube_apiserver_clusterip_allocator_allocation_total{cidr="10.96.0.0/12",scope="dynamic"} 1000
 kube_apiserver_clusterip_allocator_allocation_errors_total_other{scope="dynamic"} 100
+# TYPE etcd_requests_total counter
+etcd_requests_total{group="",operation="get",resource="services"} 10
+etcd_requests_total{group="",operation="delete",resource="services"} 4
+etcd_requests_total{group="networking.k8s.io",operation="delete",resource="ipaddresses"} 3
+etcd_requests_total_other{group="",operation="get",resource="services"} 99
 `
-	got, err := sumDynamicCollisions([]byte(text))
-	if err != nil || got != 9 {
-		t.Errorf("sumDynamicCollisions = %d, %v; want 9, the two dynamic samples only", got, err)
+
+func TestParseCounters(t *testing.T) {
+	c, err := parseCounters([]byte(testMetrics))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, err := sumDynamicCollisions([]byte("# no samples yet\n")); err != nil || got != 0 {
-		t.Errorf("sumDynamicCollisions of a counter with no samples = %d, %v; want 0", got, err)
+	if c.collisions != 9 {
+		t.Errorf("collisions = %d, want 9, the two dynamic samples only", c.collisions)
 	}
-	_, err = sumDynamicCollisions([]byte(collisionMetric + `{scope="dynamic"} many` + "\n"))
+	want := map[string]float64{"get services": 10, "delete services": 4, "delete ipaddresses": 3}
+	if len(c.etcdRequests) != len(want) {
+		t.Errorf("etcd requests %v, want %v", c.etcdRequests, want)
+	}
+	for k, v := range want {
+		if c.etcdRequests[k] != v {
+			t.Errorf("etcd requests[%q] = %v, want %v", k, c.etcdRequests[k], v)
+		}
+	}
+	if c, err := parseCounters([]byte("# no samples yet\n")); err != nil || c.collisions != 0 || len(c.etcdRequests) != 0 {
+		t.Errorf("parseCounters of counters with no samples = %+v, %v; want zeros", c, err)
+	}
+	_, err = parseCounters([]byte(collisionMetric + `{scope="dynamic"} many` + "\n"))
 	if err == nil || !strings.Contains(err.Error(), "many") {
-		t.Errorf("sumDynamicCollisions of a malformed sample = %v, want an error quoting it", err)
+		t.Errorf("parseCounters of a malformed sample = %v, want an error quoting it", err)
+	}
+}
+
+func TestPerServiceKeepsWhatGrew(t *testing.T) {
+	before := map[string]float64{"get services": 10, "delete services": 4}
+	after := map[string]float64{"get services": 30, "delete services": 4, "delete ipaddresses": 10}
+	got := perService(before, after, 10)
+	if len(got) != 2 || got["get services"] != 2 || got["delete ipaddresses"] != 1 {
+		t.Errorf("perService = %v, want get services 2 and delete ipaddresses 1", got)
+	}
+	if sumValues(got) != 3 {
+		t.Errorf("sumValues(%v) = %v, want 3", got, sumValues(got))
 	}
 }

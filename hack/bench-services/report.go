@@ -18,7 +18,7 @@ var csvHeader = []string{
 	"contender", "n", "workers", "cidrs", "round",
 	"creates_per_s", "create_p50_ms", "create_p90_ms", "create_p99_ms", "create_max_ms",
 	"deletes_per_s", "delete_p99_ms", "peak_rss_mb", "consistent",
-	"apiservers", "collisions",
+	"apiservers", "collisions", "etcd_requests_per_create", "etcd_requests_per_delete",
 }
 
 // csvRecord is one result as a results.csv row, in csvHeader's order.
@@ -29,6 +29,7 @@ func csvRecord(r result) []string {
 		f(r.CreatesPerSec), f(r.Create.P50), f(r.Create.P90), f(r.Create.P99), f(r.Create.Max),
 		f(r.DeletesPerSec), f(r.Delete.P99), f(r.PeakRSSMB), strconv.FormatBool(r.Consistent),
 		strconv.Itoa(r.Apiservers), strconv.FormatInt(r.Collisions, 10),
+		strconv.FormatFloat(sumValues(r.EtcdPerCreate), 'f', 2, 64), strconv.FormatFloat(sumValues(r.EtcdPerDelete), 'f', 2, 64),
 	}
 }
 
@@ -92,9 +93,9 @@ func describe(r result) string {
 	if r.CIDRs > 0 {
 		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
 	}
-	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %d collisions, %.0fs, load %.1f at start; %s",
+	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %d collisions, etcd requests per create %.2f and per delete %.2f, %.0fs, load %.1f at start; %s",
 		r.Contender, r.N, r.CIDRs, r.Round, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
-		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.Collisions, r.WallSeconds, r.LoadAverage, status)
+		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.Collisions, sumValues(r.EtcdPerCreate), sumValues(r.EtcdPerDelete), r.WallSeconds, r.LoadAverage, status)
 }
 
 // cell is one (N, K) pair of the matrix.
@@ -117,6 +118,7 @@ type aggregate struct {
 	createsPerSec, p50, p90, p99, max   float64
 	deletesPerSec, deleteP99, peakRSSMB float64
 	collisions                          float64
+	etcdPerCreate, etcdPerDelete        float64
 	consistent                          bool
 	// createsPerSecAll, deletesPerSecAll and peakRSSMBAll are every round's values, for the spread.
 	createsPerSecAll, deletesPerSecAll, peakRSSMBAll []float64
@@ -125,7 +127,7 @@ type aggregate struct {
 // aggregateOf reduces a contender's runs of a cell; ok is false when it has none.
 func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a := aggregate{consistent: true}
-	var p50, p90, p99, mx, dp99, collisions []float64
+	var p50, p90, p99, mx, dp99, collisions, etcdCreate, etcdDelete []float64
 	for _, r := range results {
 		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
 			continue
@@ -136,10 +138,12 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 		p50, p90, p99, mx = append(p50, r.Create.P50), append(p90, r.Create.P90), append(p99, r.Create.P99), append(mx, r.Create.Max)
 		a.deletesPerSecAll, dp99, a.peakRSSMBAll = append(a.deletesPerSecAll, r.DeletesPerSec), append(dp99, r.Delete.P99), append(a.peakRSSMBAll, r.PeakRSSMB)
 		collisions = append(collisions, float64(r.Collisions))
+		etcdCreate, etcdDelete = append(etcdCreate, sumValues(r.EtcdPerCreate)), append(etcdDelete, sumValues(r.EtcdPerDelete))
 	}
 	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
 	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(a.deletesPerSecAll), median(dp99), median(a.peakRSSMBAll)
 	a.collisions = median(collisions)
+	a.etcdPerCreate, a.etcdPerDelete = median(etcdCreate), median(etcdDelete)
 	return a, a.rounds > 0
 }
 
@@ -156,7 +160,7 @@ func ratio(a, b float64) string {
 func printSummary(w io.Writer, results []result, contenders []string) {
 	fmt.Fprintf(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round; %s):\n", apiserversOf(results))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tcollisions\tconsistent\t")
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tcollisions\tetcd/create\tetcd/delete\tconsistent\t")
 	for _, c := range cells(results) {
 		base, hasBase := aggregateOf(results, baselineContender, c)
 		for _, name := range contenders {
@@ -172,9 +176,9 @@ func printSummary(w io.Writer, results []result, contenders []string) {
 			if !a.consistent {
 				status = "FAILED"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%.2f\t%s\t\n",
 				c.n, c.cidrs, name, a.createsPerSec, vsRate, a.p50, a.p90, a.p99, vsP99, a.max,
-				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.collisions, status)
+				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.collisions, a.etcdPerCreate, a.etcdPerDelete, status)
 		}
 	}
 	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.

@@ -29,6 +29,11 @@ type result struct {
 	// apiservers' kube_apiserver_clusterip_allocator_allocation_errors_total{scope="dynamic"},
 	// which counts nothing else in a run whose creates all succeeded.
 	Collisions int64 `json:"dynamic_allocation_collisions"`
+	// EtcdPerCreate and EtcdPerDelete are the apiservers' etcd requests during each phase
+	// (etcd_requests_total, keyed "operation resource"), divided by N: what one Service's
+	// create or delete cost in etcd, allocations included.
+	EtcdPerCreate map[string]float64 `json:"etcd_requests_per_create,omitempty"`
+	EtcdPerDelete map[string]float64 `json:"etcd_requests_per_delete,omitempty"`
 	// InExtraCIDRs counts ClusterIPs outside the default range: how the allocator spread them.
 	InExtraCIDRs int `json:"clusterips_in_extra_cidrs"`
 
