@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -294,13 +293,4 @@ func checkBinary(flag, path string) error {
 		return fmt.Errorf("--%s: %s is not an executable file", flag, path)
 	}
 	return nil
-}
-
-// joinInts spells a list as its flag value: 1000,10000.
-func joinInts(values []int) string {
-	s := make([]string, len(values))
-	for i, v := range values {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
 }

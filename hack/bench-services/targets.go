@@ -12,9 +12,14 @@ type runRef struct {
 	n, cidrs  int
 }
 
+// matches says whether r is a run of the reference's contender and cell.
+func (rr runRef) matches(r result) bool {
+	return r.Contender == rr.contender && r.N == rr.n && r.CIDRs == rr.cidrs
+}
+
 // String spells the reference in the targets table.
-func (r runRef) String() string {
-	return fmt.Sprintf("%s n=%d k=%d", r.contender, r.n, r.cidrs)
+func (rr runRef) String() string {
+	return fmt.Sprintf("%s n=%d k=%d", rr.contender, rr.n, rr.cidrs)
 }
 
 // target is one of the benchmark's goals: the ratio of a measure of two runs of the same
@@ -72,7 +77,7 @@ func (t targetResult) met() bool {
 func evaluateTargets(results []result) []targetResult {
 	find := func(ref runRef, round int) (result, bool) {
 		for _, r := range results {
-			if r.Contender == ref.contender && r.N == ref.n && r.CIDRs == ref.cidrs && (round == 0 || r.Round == round) {
+			if ref.matches(r) && (round == 0 || r.Round == round) {
 				return r, true
 			}
 		}
@@ -86,7 +91,7 @@ func evaluateTargets(results []result) []targetResult {
 		tr := targetResult{target: t}
 		seen := false
 		for _, r := range results {
-			if r.Contender != t.num.contender || r.N != t.num.n || r.CIDRs != t.num.cidrs {
+			if !t.num.matches(r) {
 				continue
 			}
 			seen = true
