@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright 2026 The netfork Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # e2e-hook.sh is the disruption hook of test/e2e (NETFORK_E2E_HOOK) for a kind cluster: it stops
 # and starts the kube-apiserver of one control-plane node by moving its static-pod manifest out
 # of and back into kubelet's manifest folder, which is how kubelet stops a static pod: SIGTERM,

@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright 2026 The netfork Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # upgrade.sh switches the kube-apiserver of each control-plane node of a kind cluster, one node
 # at a time, between netfork and upstream v1.37.1 and between gate settings, by rewriting the
 # node's static-pod manifest as upstream's kind upgrade jobs do, under a Service create/delete
