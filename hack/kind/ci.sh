@@ -51,13 +51,7 @@ if ! out="$(docker run --rm --network none --entrypoint /true "${image}" 2>&1)";
   echo "SKIP: docker cannot run containers: ${out//$'\n'/ }"
   exit 0
 fi
-for tool in jq debootstrap; do
-  if ! command -v "${tool}" >/dev/null; then
-    netfork::run apt-get install -y -qq --no-install-recommends "${tool}" >/dev/null ||
-      { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${tool}" >/dev/null; }
-  fi
-done
-dpkg -s libseccomp-dev >/dev/null 2>&1 || netfork::run apt-get install -y -qq --no-install-recommends libseccomp-dev >/dev/null
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 
 start=${SECONDS}
 status=0
