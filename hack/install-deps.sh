@@ -17,9 +17,11 @@
 # that are missing, so every make target works on a fresh Debian machine with Go and docker:
 #   ci      what .ci/run needs around its steps (make)
 #   verify  make verify (shellcheck)
-#   kind    the kind path: node image, clusters and their firewall rule (debootstrap, jq,
-#           libseccomp-dev for runc, iptables)
-#   netns   network-namespace hosts for make test-netns (iproute2, iptables)
+#   kind    the kind path: node image, clusters and their firewall rule (debootstrap for
+#           the Debian rootfs; jq for image archives and daemon.json; gcc and libc6-dev for
+#           cgo and the static pause binary; pkgconf and libseccomp-dev for runc's seccomp;
+#           iptables for the containment rule)
+#   netns   network-namespace hosts for make test-netns (iproute2)
 # Usage: hack/install-deps.sh GROUP... It runs apt-get (through sudo when not root) only when
 # something is missing, and apt-get update once, first.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
@@ -30,8 +32,11 @@ packages_of() {
   case "$1" in
     ci) echo make:make ;;
     verify) echo shellcheck:shellcheck ;;
-    kind) echo debootstrap:debootstrap jq:jq libseccomp-dev:/usr/include/seccomp.h iptables:iptables ;;
-    netns) echo iproute2:ip iptables:iptables ;;
+    kind)
+      echo debootstrap:debootstrap jq:jq gcc:gcc libc6-dev:/usr/include/stdio.h \
+        pkgconf:pkg-config libseccomp-dev:/usr/include/seccomp.h iptables:iptables
+      ;;
+    netns) echo iproute2:ip ;;
     *)
       netfork::log "unknown group '$1' (want ci, verify, kind or netns)"
       return 1
@@ -54,7 +59,8 @@ if [[ $# -eq 0 ]]; then
 fi
 missing=()
 for group in "$@"; do
-  read -r -a pairs <<<"$(packages_of "${group}")"
+  line="$(packages_of "${group}")" || exit 1
+  read -r -a pairs <<<"${line}"
   for pair in "${pairs[@]}"; do
     installed "${pair#*:}" || missing+=("${pair%%:*}")
   done

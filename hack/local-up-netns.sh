@@ -137,6 +137,12 @@ host_flags() {
   done
 }
 
+# Only root can make namespaces (or install iproute2 without sudo); anyone else gets the
+# reason from netns_unavailable below.
+if [[ "$(id -u)" -eq 0 ]]; then
+  hack/install-deps.sh netns
+fi
+
 if [[ "${mode}" == down ]]; then
   topology_down
   left="$(leftovers)"

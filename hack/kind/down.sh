@@ -32,6 +32,7 @@ while [[ $# -gt 0 ]]; do
     *) netfork::kind::die "unknown argument $1 (usage: down.sh [--name NAME])" ;;
   esac
 done
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
 
 dir="${NETFORK_KIND_CLUSTERS}/${name}"

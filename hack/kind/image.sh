@@ -42,6 +42,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
 netfork::kind::require_disk
 netfork::version::get_vars

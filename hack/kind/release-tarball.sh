@@ -27,6 +27,7 @@ source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
 
 [[ $# -eq 0 ]] || netfork::kind::die "release-tarball.sh takes no arguments"
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
 netfork::kind::require_disk
 netfork::kind::build_node

@@ -77,6 +77,7 @@ for arg in "${apiserver_args[@]}"; do
   [[ "${arg}" =~ ^[a-z][-a-z0-9]*=.*$ ]] || netfork::kind::die "--apiserver-arg ${arg}: want NAME=VALUE without leading dashes"
 done
 
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
 netfork::kind::require_disk
 image="${image:-$(netfork::kind::node_image_tag)}"

@@ -46,7 +46,7 @@ netfork::kind::debian_image() {
     echo "${tag}"
     return 0
   fi
-  command -v debootstrap >/dev/null || netfork::kind::die "debootstrap is not installed (apt-get install debootstrap)"
+  command -v debootstrap >/dev/null || netfork::kind::die "debootstrap is not installed (hack/install-deps.sh kind installs it)"
   rootfs="$(mktemp -d "${NETFORK_KIND_OUTPUT}/rootfs.XXXXXX")"
   # shellcheck disable=SC2064 # expand now: the path is fixed
   trap "rm -rf '${rootfs}'" RETURN
