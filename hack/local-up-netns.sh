@@ -66,7 +66,7 @@ namespaces() {
   echo "${hub}"
 }
 
-# netns_unavailable prints why this machine cannot create network namespaces, or nothing.
+# netns_unavailable prints why the host cannot create network namespaces, or nothing.
 netns_unavailable() {
   if [[ "$(id -u)" != 0 ]]; then
     echo "not root (uid $(id -u)): creating network namespaces needs CAP_SYS_ADMIN"

@@ -18,8 +18,8 @@
 # than its module files. The release netfork is pinned to (go.mod's k8s.io/kubernetes)
 # builds from netfork's own module graph; any other builds from hack/upstream/<version>/,
 # which hack/pin-upstream.sh generates (this script runs it for a served version that has
-# none yet). Builds are cold (minutes, GBs) the first time, so they run under
-# flock /work/.buildlock when that lock exists. The version is stamped in, so
+# none yet). Builds are cold (minutes, GBs) the first time, so they run under the build
+# lock (netfork::with_build_lock, $NETFORK_BUILD_LOCK). The version is stamped in, so
 # --version and /version report it. Usage: hack/upstream-apiserver.sh v1.36.3
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/version.sh"
@@ -45,11 +45,9 @@ if [[ ! -x "${out}" || "${moddir}/go.mod" -nt "${out}" || "${moddir}/go.sum" -nt
   NETFORK_GIT_VERSION="${version}" NETFORK_GIT_COMMIT="" NETFORK_GIT_TREE_STATE="" \
     NETFORK_GIT_MAJOR="" NETFORK_GIT_MINOR=""
   ldflags="$(netfork::version::ldflags)"
-  lock=()
-  [[ -e /work/.buildlock ]] && lock=(flock /work/.buildlock)
   mkdir -p "$(dirname "${out}")"
   netfork::log "building upstream kube-apiserver ${version} from ${moddir#"${NETFORK_ROOT}/"}"
-  netfork::run "${lock[@]}" go -C "${moddir}" build -o "${out}.tmp" -ldflags "${ldflags}" \
+  netfork::with_build_lock go -C "${moddir}" build -o "${out}.tmp" -ldflags "${ldflags}" \
     k8s.io/kubernetes/cmd/kube-apiserver >&2
   mv "${out}.tmp" "${out}"
 fi

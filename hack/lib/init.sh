@@ -50,3 +50,13 @@ netfork::run() {
   echo "${line}" >&2
   "$@"
 }
+
+# netfork::with_build_lock runs a command under flock on the build lock, so that two cold,
+# CPU-heavy builds (the kind path's, upstream's kube-apiserver) never run at once.
+# NETFORK_BUILD_LOCK names the lock file (default _output/.buildlock); point several
+# checkouts at one file to make them take turns too.
+netfork::with_build_lock() {
+  local lock="${NETFORK_BUILD_LOCK:-${NETFORK_OUTPUT}/.buildlock}"
+  mkdir -p "$(dirname "${lock}")"
+  netfork::run flock "${lock}" "$@"
+}

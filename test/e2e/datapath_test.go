@@ -212,7 +212,7 @@ func dpContained(p netip.Prefix) bool {
 // dpUnallocated returns an address near the end of prefix that no IPAddress object holds.
 func dpUnallocated(ctx context.Context, prefix netip.Prefix) string {
 	if !dpContained(prefix) {
-		ginkgo.Skip(fmt.Sprintf("the default ServiceCIDR %s is outside 198.18.0.0/15 and fc00::/7: connecting to it could leave this machine", prefix))
+		ginkgo.Skip(fmt.Sprintf("the default ServiceCIDR %s is outside 198.18.0.0/15 and fc00::/7: connecting to it could leave the host", prefix))
 	}
 	last := dpAfter(prefix).Prev()
 	for a, i := last.Prev(), 0; i < 64; a, i = a.Prev(), i+1 {

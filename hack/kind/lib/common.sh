@@ -86,9 +86,8 @@ netfork::kind::upstream_ldflags() {
   echo "${flags[*]}"
 }
 
-# netfork::kind::heavy runs a potentially cold, CPU-heavy build under the machine-wide build
-# lock, so that two cold builds never share the two cores.
-# NETFORK_BUILD_LOCK (default /work/.buildlock where /work exists) names the lock file.
+# netfork::kind::heavy runs a potentially cold, CPU-heavy build under the build lock
+# (netfork::with_build_lock), so that two cold builds never share the CPU.
 # NETFORK_KIND_WARM=1 (see netfork::kind::warm_if) runs without the lock: a rebuild of a
 # binary that exists is incremental.
 netfork::kind::heavy() {
@@ -96,13 +95,7 @@ netfork::kind::heavy() {
     netfork::run "$@"
     return
   fi
-  local lock="${NETFORK_BUILD_LOCK:-}"
-  if [[ -z "${lock}" ]]; then
-    lock="${NETFORK_OUTPUT}/.buildlock"
-    [[ -d /work && -w /work ]] && lock=/work/.buildlock
-  fi
-  mkdir -p "${NETFORK_OUTPUT}"
-  netfork::run flock "${lock}" "$@"
+  netfork::with_build_lock "$@"
 }
 
 # netfork::kind::node_image_tag prints the default node image name: netfork/kind-node:<netfork

@@ -17,7 +17,7 @@
 # inside 198.18.0.0/15 and netfork's ULA fd6e:6574:666b::/48, and a firewall rule, added before
 # any node starts and removed with the cluster, that rejects anything the cluster's bridge would
 # forward anywhere but back into the same bridge (so nothing leaves for an address outside the
-# cluster and outside this machine; traffic to the machine itself is not forwarded).
+# cluster and off the host; traffic to the host itself is not forwarded).
 # Sourced after common.sh.
 #
 # Cluster slot k (0-7, the first free one) owns:

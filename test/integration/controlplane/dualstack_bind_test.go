@@ -37,7 +37,7 @@ import (
 // it frees both sockets.
 func TestDualStackBindAddress(t *testing.T) {
 	if !framework.IPv6LoopbackAvailable() {
-		t.Skip("skipping: this machine cannot bind ::1, so there is no second family to serve")
+		t.Skip("skipping: the host has no IPv6 loopback to bind ::1, so there is no second family to serve")
 	}
 	s := framework.StartAPIServer(t,
 		framework.WithFeatureGates(map[featuregate.Feature]bool{features.DualStackAPIServer: true}),

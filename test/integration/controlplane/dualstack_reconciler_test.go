@@ -61,7 +61,7 @@ const (
 
 // Advertised addresses: Endpoints may not hold loopback addresses, so the
 // apiservers serve on 127.0.0.1 and advertise addresses from the benchmarking
-// range and a ULA /64 that is not this machine's, as local-up does. Nothing
+// range and a ULA /64 that is not the host's, as local-up does. Nothing
 // sends traffic to them.
 func advertised(i int) (string, string) {
 	return fmt.Sprintf("198.18.0.%d", i), fmt.Sprintf("fd4e:6574:666b:1::%d", i)

@@ -29,7 +29,7 @@ func requireIPv6Loopback(t *testing.T) {
 	t.Helper()
 	ln, err := net.Listen("tcp6", "[::1]:0")
 	if err != nil {
-		t.Skipf("skipping: this machine cannot bind ::1 (%v), so the IPv6 half cannot be exercised", err)
+		t.Skipf("skipping: the host has no IPv6 loopback to bind ::1 (%v), so the IPv6 half cannot be exercised", err)
 	}
 	_ = ln.Close()
 }

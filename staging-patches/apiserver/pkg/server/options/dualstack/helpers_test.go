@@ -26,7 +26,7 @@ var (
 	ipv6Loopback = net.IPv6loopback
 )
 
-// ipv6LoopbackError is why ::1 cannot be bound on this machine, or nil.
+// ipv6LoopbackError is why ::1 cannot be bound on the host running the test, or nil.
 func ipv6LoopbackError() error {
 	ln, err := net.Listen("tcp6", "[::1]:0")
 	if err != nil {
@@ -39,7 +39,7 @@ func ipv6LoopbackError() error {
 func requireIPv6Loopback(t *testing.T) {
 	t.Helper()
 	if err := ipv6LoopbackError(); err != nil {
-		t.Skipf("skipping: this machine cannot bind ::1 (%v), so the IPv6 half cannot be exercised", err)
+		t.Skipf("skipping: the host has no IPv6 loopback to bind ::1 (%v), so the IPv6 half cannot be exercised", err)
 	}
 }
 

@@ -106,7 +106,7 @@ func TestListenerCloseUnblocksAccept(t *testing.T) {
 	if err := ipv6LoopbackError(); err == nil {
 		addrs = append(addrs, ipv6Loopback)
 	} else {
-		t.Logf("closing only the IPv4 socket: this machine cannot bind ::1 (%v)", err)
+		t.Logf("closing only the IPv4 socket: the host has no IPv6 loopback to bind ::1 (%v)", err)
 	}
 	ln, err := Listen(context.Background(), addrs, 0, ListenOptions{})
 	if err != nil {
