@@ -51,7 +51,7 @@ func extraCIDRName(i int) string {
 
 // createExtraCIDRs creates k ServiceCIDRs with the run's workers.
 func createExtraCIDRs(ctx context.Context, client kubernetes.Interface, k, workers int) error {
-	p := runPhase(ctx, k, workers, func(ctx context.Context, _, i int) error {
+	p := runPhase(ctx, k, workers, 0, func(ctx context.Context, _, i int) error {
 		cidr := &networkingv1.ServiceCIDR{
 			ObjectMeta: metav1.ObjectMeta{Name: extraCIDRName(i)},
 			Spec:       networkingv1.ServiceCIDRSpec{CIDRs: []string{extraCIDR(i).String()}},

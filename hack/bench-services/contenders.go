@@ -39,10 +39,14 @@ type contender struct {
 	clusterIPBitmap bool
 	// usesServiceCIDRs says the allocator allocates from extra ServiceCIDRs.
 	usesServiceCIDRs bool
+	// pacedBy names the contender whose creates/s and deletes/s, measured in the same
+	// cell and round just before, this one is held to, so that memory is compared at the
+	// same request rate and not at each contender's own.
+	pacedBy string
 }
 
 // contenders are every configuration the issue compares, in their default order; netfork
-// first, since every ratio is to it.
+// first, since every ratio is to it, and a paced contender after the one it is paced by.
 var contenders = []contender{
 	{name: "netfork", binaryFlag: "netfork-binary", ipAddresses: true, usesServiceCIDRs: true},
 	{name: "netfork-dualwrite", binaryFlag: "netfork-binary", featureGates: "DisableAllocatorDualWrite=false",
@@ -50,6 +54,7 @@ var contenders = []contender{
 	{name: "netfork-bitmap", binaryFlag: "netfork-binary", featureGates: "MultiCIDRServiceAllocator=false",
 		clusterIPBitmap: true},
 	{name: "upstream", binaryFlag: "upstream-binary", ipAddresses: true, usesServiceCIDRs: true},
+	{name: "netfork-upstream-pace", binaryFlag: "netfork-binary", ipAddresses: true, usesServiceCIDRs: true, pacedBy: "upstream"},
 	{name: "floor-headless", binaryFlag: "netfork-binary", headless: true, ipAddresses: true, usesServiceCIDRs: true},
 }
 

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -43,8 +44,9 @@ const (
 )
 
 // measure performs one run on a fresh cluster: set up, create and time N Services, count
-// the allocators' lost races, check consistency, delete and time them, check again, read
-// the apiservers' peak RSS and stop everything. Whatever goes wrong is recorded in the
+// the allocators' lost races and etcd requests, read the live heap, check consistency,
+// delete and time them, check again, read the apiservers' peak RSS and stop everything.
+// Heap readings (each after a forced GC) bracket both phases, outside their timing. Whatever goes wrong is recorded in the
 // result, which is then not consistent.
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
 	start := time.Now()
@@ -69,9 +71,15 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.failf("before creating: %v", err)
 		return r
 	}
+	heapBefore, _, err := readHeap(ctx, cl)
+	if err != nil {
+		r.failf("before creating: %v", err)
+		return r
+	}
+	r.CreatePace, r.DeletePace = spec.createPace, spec.deletePace
 	defer startProfile(ctx, o, cl, spec, phaseCreate, dirs, log)()
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
-	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, c.headless)
+	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.createPace, c.headless)
 	cancel()
 	afterCreate, err := readCounters(ctx, cl)
 	if err != nil {
@@ -81,7 +89,15 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.EtcdPerCreate = perService(before.etcdRequests, afterCreate.etcdRequests, spec.n)
 	}
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
-	saveHeapProfile(ctx, o, cl, spec, dirs, log)
+	heapCreated, raw, err := readHeap(ctx, cl)
+	if err != nil {
+		r.failf("after creating: %v", err)
+	} else {
+		r.LiveHeapMB = float64(heapCreated.inuse) / bytesPerMB
+		r.HeapPerServiceKB = perServiceKB(heapBefore.inuse, heapCreated.inuse, spec.n)
+		r.AllocPerCreateKB = perServiceKB(heapBefore.alloc, heapCreated.alloc, spec.n)
+		saveHeapProfile(o, spec, raw, dirs, log)
+	}
 	if create.failures > 0 {
 		r.failf("%d of %d creates failed, first: %v", create.failures, spec.n, create.firstFailure)
 	}
@@ -105,10 +121,21 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 
+	heapBeforeDelete, _, err := readHeap(ctx, cl)
+	if err != nil {
+		r.failf("before deleting: %v", err)
+		return r
+	}
+
 	defer startProfile(ctx, o, cl, spec, phaseDelete, dirs, log)()
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
-	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers)
+	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.deletePace)
 	cancel()
+	if heapDeleted, _, err := readHeap(ctx, cl); err != nil {
+		r.failf("after deleting: %v", err)
+	} else {
+		r.AllocPerDeleteKB = perServiceKB(heapBeforeDelete.alloc, heapDeleted.alloc, spec.n)
+	}
 	r.DeletesPerSec, r.Delete, r.DeleteFailures = del.perSecond(spec.n), toMS(summarize(del.latencies)), del.failures
 	if afterDelete, err := readCounters(ctx, cl); err != nil {
 		r.failf("after deleting: %v", err)
@@ -221,15 +248,15 @@ func outsideDefaultRange(s snapshot) int {
 	return n
 }
 
-// saveHeapProfile saves the profiled contender's live heap once every Service
-// exists; like the CPU profile, a failure is only a warning.
-func saveHeapProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, dirs layout, log io.Writer) {
+// saveHeapProfile keeps the profiled contender's (first apiserver's) heap profile taken
+// once every Service exists; like the CPU profile, a failure is only a warning.
+func saveHeapProfile(o *options, spec runSpec, data []byte, dirs layout, log io.Writer) {
 	if !o.Profile || spec.contender.name != profiledContender {
 		return
 	}
 	path := filepath.Join(dirs.profiles, "heap-"+spec.name()+".pprof")
-	if err := heapProfile(ctx, cl.client, path); err != nil {
-		fmt.Fprintf(log, "bench-services: %s: warning: %v\n", spec.name(), err)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		fmt.Fprintf(log, "bench-services: %s: warning: heap profile: %v\n", spec.name(), err)
 		return
 	}
 	fmt.Fprintf(log, "bench-services: %s: heap profile (all Services created) in %s\n", spec.name(), path)

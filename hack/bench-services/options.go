@@ -59,14 +59,15 @@ var (
 	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
 	// so that three rounds fit in an hour on 2 cores rather than the hours every contender in
 	// every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
-	// allocator (the short run has it there) to compare dual-write and upstream with netfork;
+	// allocator (the short run has it there) to compare dual-write and upstream with netfork,
+	// and netfork held to upstream's pace there to compare their memory at one rate;
 	// the floor at 10k, 30k and 100k, where netfork's deletes, memory and creates are held to
 	// it; netfork alone with 1000 extra ServiceCIDRs at 100k. Upstream runs 30k in the first
 	// round only, for the chart: no target compares with it, and that one run (14 min on 2
 	// cores) takes longer than the rest of the round together (upstream at 100k would take hours).
 	fullMatrix = []matrixCell{
 		{n: 1000, cidrs: 0, contenders: contenderNames()},
-		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "floor-headless"}},
+		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "netfork-upstream-pace", "floor-headless"}},
 		{n: 30000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
 		{n: 30000, cidrs: 0, contenders: []string{"upstream"}, rounds: 1},
 		{n: 100000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
@@ -93,6 +94,9 @@ type options struct {
 	Ns []int
 	// Workers is how many client goroutines create and delete concurrently.
 	Workers int
+	// Rate, when positive, holds every run's phases to that many requests per second
+	// across the workers, so contenders can be compared at one pace.
+	Rate float64
 	// Apiservers is how many kube-apiservers each run starts on its one etcd; worker w
 	// sends its requests to apiserver w mod Apiservers.
 	Apiservers int
@@ -153,6 +157,7 @@ func newOptions() *options {
 func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntSliceVar(&o.Ns, "n", o.Ns, "numbers of Services to create and delete, one run each")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "concurrent client workers")
+	fs.Float64Var(&o.Rate, "rate", o.Rate, "requests per second across the workers in each phase of every run; 0 is as fast as they go (a paced contender keeps its pacer's rate)")
 	fs.IntVar(&o.Apiservers, "apiservers", o.Apiservers, fmt.Sprintf("kube-apiservers (1-%d) per run, all on the run's etcd, the workers spread over them", maxApiservers))
 	fs.IntSliceVar(&o.CIDRs, "cidrs", o.CIDRs, fmt.Sprintf("numbers of extra /24 ServiceCIDRs (0-%d) to create before the Services, one run each", maxExtraCIDRs))
 	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds over the whole matrix, contenders interleaved; 3 or more show the machine's noise")
@@ -258,6 +263,9 @@ func (o *options) validate() error {
 	if o.Workers < 1 {
 		return fmt.Errorf("--workers: %d is not a positive number of workers", o.Workers)
 	}
+	if o.Rate < 0 {
+		return fmt.Errorf("--rate: %g is not a rate; 0 runs unpaced", o.Rate)
+	}
 	if o.Apiservers < 1 || o.Apiservers > maxApiservers {
 		return fmt.Errorf("--apiservers: %d is outside 1-%d", o.Apiservers, maxApiservers)
 	}
@@ -293,8 +301,24 @@ func (o *options) validate() error {
 			return err
 		}
 	}
+	if err := o.validatePacers(); err != nil {
+		return err
+	}
 	if o.Profile && !slices.Contains(o.contenderOrder(), profiledContender) {
 		return fmt.Errorf("--profile profiles the %s contender, which --contenders leaves out", profiledContender)
+	}
+	return nil
+}
+
+// validatePacers fails when a cell runs a paced contender without the one that sets its pace.
+func (o *options) validatePacers() error {
+	for _, cell := range o.matrix() {
+		for _, name := range cell.contenders {
+			c, _ := lookupContender(name)
+			if c.pacedBy != "" && !slices.Contains(cell.contenders, c.pacedBy) {
+				return fmt.Errorf("--contenders: %s takes its pace from %s, which is not in its cell n=%d k=%d", name, c.pacedBy, cell.n, cell.cidrs)
+			}
+		}
 	}
 	return nil
 }

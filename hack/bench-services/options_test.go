@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func TestOptionsDefaultsAreTheShortRun(t *testing.T) {
 	if !slices.Equal(o.Ns, []int{1000, 10000}) || !slices.Equal(o.CIDRs, []int{0}) || o.Rounds != 1 || o.Workers != 100 {
 		t.Errorf("defaults n=%v cidrs=%v rounds=%d workers=%d, want the short run", o.Ns, o.CIDRs, o.Rounds, o.Workers)
 	}
-	if !slices.Equal(o.Contenders, []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "floor-headless"}) {
+	if !slices.Equal(o.Contenders, []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "netfork-upstream-pace", "floor-headless"}) {
 		t.Errorf("default contenders %v", o.Contenders)
 	}
 }
@@ -59,25 +60,29 @@ func TestOptionsFull(t *testing.T) {
 	if o.Rounds != 3 {
 		t.Errorf("--full runs %d rounds, want 3", o.Rounds)
 	}
-	// Every target's runs are in the matrix: each target's two sides run in some cell.
+	// Every target's runs are in the matrix: each target's sides run in some cell, but for
+	// the targets of several apiservers, which a run with --apiservers measures.
 	ran := map[runRef]bool{}
 	for _, c := range o.matrix() {
 		for _, name := range c.contenders {
-			ran[runRef{name, c.n, c.cidrs}] = true
+			ran[ref(name, c.n, c.cidrs)] = true
 		}
 	}
 	for _, tg := range targets {
-		if !ran[tg.num] || !ran[tg.den] {
+		if tg.num.apiservers > 0 {
+			continue
+		}
+		if !ran[tg.num] || (!tg.absolute() && !ran[tg.den]) {
 			t.Errorf("--full leaves out a side of target %q: %s to %s", tg.what, tg.num, tg.den)
 		}
 	}
-	if !ran[runRef{"upstream", 30000, 0}] || !ran[runRef{"netfork", 100000, 1000}] {
+	if !ran[ref("upstream", 30000, 0)] || !ran[ref("netfork", 100000, 1000)] {
 		t.Errorf("--full lacks upstream at 30k or netfork at 100k with 1000 ServiceCIDRs: %s", describeMatrix(o.matrix()))
 	}
 	if want := "n=30000 k=0 (upstream) in the first 1 round(s)"; !strings.Contains(describeMatrix(o.matrix()), want) {
 		t.Errorf("--full's matrix %q does not say %q", describeMatrix(o.matrix()), want)
 	}
-	if want := []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "floor-headless"}; !slices.Equal(o.contenderOrder(), want) {
+	if want := []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "netfork-upstream-pace", "floor-headless"}; !slices.Equal(o.contenderOrder(), want) {
 		t.Errorf("--full's contenders %v, want %v", o.contenderOrder(), want)
 	}
 
@@ -107,6 +112,8 @@ func TestOptionsErrorsNameTheFlag(t *testing.T) {
 		"--contenders: --full": {"--full", "--contenders=netfork"},
 		"--cidrs":              {"--cidrs=5000"},
 		"--workers":            {"--workers=0"},
+		"--rate":               {"--rate=-1"},
+		"takes its pace from":  {"--contenders=netfork,netfork-upstream-pace"},
 		"--rounds":             {"--rounds=0"},
 		"--apiservers":         {"--apiservers=6"},
 		"as many --workers":    {"--apiservers=3", "--workers=2"},
@@ -147,5 +154,43 @@ func TestExtraCIDRsAreDisjointFromTheDefault(t *testing.T) {
 	}
 	if got := extraCIDR(maxExtraCIDRs - 1).String(); got != "10.143.255.0/24" {
 		t.Errorf("the last extra CIDR is %s, want 10.143.255.0/24, the end of 10.128.0.0/12", got)
+	}
+}
+
+func TestPlanRunsAPacedContenderAfterItsPacer(t *testing.T) {
+	o, err := parseForTest(t, "--n=1000", "--contenders=netfork-upstream-pace,netfork,upstream", "--rounds=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range plan(o) {
+		got = append(got, fmt.Sprintf("%d:%s", s.round, s.contender.name))
+	}
+	// The others rotate each round; the paced one always runs after them.
+	want := []string{"1:netfork", "1:upstream", "1:netfork-upstream-pace", "2:upstream", "2:netfork", "2:netfork-upstream-pace", "3:netfork", "3:upstream", "3:netfork-upstream-pace"}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan %v, want %v", got, want)
+	}
+}
+
+func TestSetPaceTakesThePacersRatesOfTheSameRound(t *testing.T) {
+	c, _ := lookupContender("netfork-upstream-pace")
+	results := []result{
+		{Contender: "upstream", N: 10000, Round: 1, CreatesPerSec: 150, DeletesPerSec: 240, Consistent: true},
+		{Contender: "upstream", N: 10000, Round: 2, CreatesPerSec: 140, DeletesPerSec: 230, Consistent: false},
+		{Contender: "netfork", N: 10000, Round: 2, CreatesPerSec: 1200, DeletesPerSec: 1500, Consistent: true},
+	}
+	s := runSpec{contender: c, n: 10000, round: 1}
+	if err := s.setPace(results); err != nil || s.createPace != 150 || s.deletePace != 240 {
+		t.Errorf("setPace in round 1 = %v, paces %.0f and %.0f; want 150 and 240", err, s.createPace, s.deletePace)
+	}
+	s = runSpec{contender: c, n: 10000, round: 2}
+	if err := s.setPace(results); err == nil || !strings.Contains(err.Error(), "takes its pace from upstream, which has no consistent run at n=10000 k=0 in round 2") {
+		t.Errorf("setPace without a consistent pacer = %v", err)
+	}
+	free, _ := lookupContender("netfork")
+	s = runSpec{contender: free, n: 10000, round: 1, createPace: 7}
+	if err := s.setPace(results); err != nil || s.createPace != 7 {
+		t.Errorf("setPace changed an unpaced contender's --rate: %v, %.0f", err, s.createPace)
 	}
 }

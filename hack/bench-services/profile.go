@@ -35,20 +35,29 @@ func cpuProfile(ctx context.Context, client kubernetes.Interface, duration time.
 	return fetchProfile(ctx, client, "profile", "seconds", strconv.Itoa(int(duration/time.Second)), path)
 }
 
-// heapProfile fetches the apiserver's live heap, after a garbage collection,
-// into path, so its peak RSS can be explained by what it holds.
-func heapProfile(ctx context.Context, client kubernetes.Interface, path string) error {
+// heapProfile fetches the apiserver's heap profile right after a forced garbage
+// collection, so its in-use space is the live heap; upstream's binary serves it too.
+func heapProfile(ctx context.Context, client kubernetes.Interface) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	return fetchProfile(ctx, client, "heap", "gc", "1", path)
+	return getProfile(ctx, client, "heap", "gc", "1")
+}
+
+// getProfile returns GET /debug/pprof/<kind>?<param>=<value>.
+func getProfile(ctx context.Context, client kubernetes.Interface, kind, param, value string) ([]byte, error) {
+	data, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/"+kind).
+		Param(param, value).DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s profile: GET /debug/pprof/%s?%s=%s: %w", kind, kind, param, value, err)
+	}
+	return data, nil
 }
 
 // fetchProfile writes GET /debug/pprof/<kind>?<param>=<value> to path.
 func fetchProfile(ctx context.Context, client kubernetes.Interface, kind, param, value, path string) error {
-	data, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/"+kind).
-		Param(param, value).DoRaw(ctx)
+	data, err := getProfile(ctx, client, kind, param, value)
 	if err != nil {
-		return fmt.Errorf("%s profile: GET /debug/pprof/%s?%s=%s: %w", kind, kind, param, value, err)
+		return err
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("%s profile: %w", kind, err)

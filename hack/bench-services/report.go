@@ -35,6 +35,7 @@ var csvHeader = []string{
 	"creates_per_s", "create_p50_ms", "create_p90_ms", "create_p99_ms", "create_max_ms",
 	"deletes_per_s", "delete_p99_ms", "peak_rss_mb", "consistent",
 	"apiservers", "collisions", "etcd_requests_per_create", "etcd_requests_per_delete",
+	"create_pace_per_s", "delete_pace_per_s", "live_heap_mb", "live_heap_per_service_kb", "alloc_per_create_kb", "alloc_per_delete_kb",
 }
 
 // csvRecord is one result as a results.csv row, in csvHeader's order.
@@ -46,6 +47,7 @@ func csvRecord(r result) []string {
 		f(r.DeletesPerSec), f(r.Delete.P99), f(r.PeakRSSMB), strconv.FormatBool(r.Consistent),
 		strconv.Itoa(r.Apiservers), strconv.FormatInt(r.Collisions, 10),
 		strconv.FormatFloat(sumValues(r.EtcdPerCreate), 'f', 2, 64), strconv.FormatFloat(sumValues(r.EtcdPerDelete), 'f', 2, 64),
+		f(r.CreatePace), f(r.DeletePace), f(r.LiveHeapMB), f(r.HeapPerServiceKB), f(r.AllocPerCreateKB), f(r.AllocPerDeleteKB),
 	}
 }
 
@@ -109,9 +111,14 @@ func describe(r result) string {
 	if r.CIDRs > 0 {
 		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
 	}
-	return fmt.Sprintf("%s n=%d k=%d round %d: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB%s, %d collisions, etcd requests per create %.2f and per delete %.2f, %.0fs, load %.1f at start; %s",
-		r.Contender, r.N, r.CIDRs, r.Round, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
-		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, spread, r.Collisions, sumValues(r.EtcdPerCreate), sumValues(r.EtcdPerDelete), r.WallSeconds, r.LoadAverage, status)
+	pace := ""
+	if r.CreatePace > 0 || r.DeletePace > 0 {
+		pace = fmt.Sprintf(" paced at %.0f/s and %.0f/s", r.CreatePace, r.DeletePace)
+	}
+	return fmt.Sprintf("%s n=%d k=%d round %d%s: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB, live heap %.0f MB (%.1f KB per Service), allocated %.1f KB per create and %.1f KB per delete%s, %d collisions, etcd requests per create %.2f and per delete %.2f, %.0fs, load %.1f at start; %s",
+		r.Contender, r.N, r.CIDRs, r.Round, pace, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
+		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, r.LiveHeapMB, r.HeapPerServiceKB, r.AllocPerCreateKB, r.AllocPerDeleteKB,
+		spread, r.Collisions, sumValues(r.EtcdPerCreate), sumValues(r.EtcdPerDelete), r.WallSeconds, r.LoadAverage, status)
 }
 
 // cell is one (N, K) pair of the matrix.
@@ -135,6 +142,8 @@ type aggregate struct {
 	deletesPerSec, deleteP99, peakRSSMB float64
 	collisions                          float64
 	etcdPerCreate, etcdPerDelete        float64
+	liveHeapMB, heapPerServiceKB        float64
+	allocPerCreateKB, allocPerDeleteKB  float64
 	consistent                          bool
 	// createsPerSecAll, deletesPerSecAll and peakRSSMBAll are every round's values, for the spread.
 	createsPerSecAll, deletesPerSecAll, peakRSSMBAll []float64
@@ -144,6 +153,7 @@ type aggregate struct {
 func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a := aggregate{consistent: true}
 	var p50, p90, p99, mx, dp99, collisions, etcdCreate, etcdDelete []float64
+	var heap, heapPer, allocCreate, allocDelete []float64
 	for _, r := range results {
 		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
 			continue
@@ -155,11 +165,15 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 		a.deletesPerSecAll, dp99, a.peakRSSMBAll = append(a.deletesPerSecAll, r.DeletesPerSec), append(dp99, r.Delete.P99), append(a.peakRSSMBAll, r.PeakRSSMB)
 		collisions = append(collisions, float64(r.Collisions))
 		etcdCreate, etcdDelete = append(etcdCreate, sumValues(r.EtcdPerCreate)), append(etcdDelete, sumValues(r.EtcdPerDelete))
+		heap, heapPer = append(heap, r.LiveHeapMB), append(heapPer, r.HeapPerServiceKB)
+		allocCreate, allocDelete = append(allocCreate, r.AllocPerCreateKB), append(allocDelete, r.AllocPerDeleteKB)
 	}
 	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
 	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(a.deletesPerSecAll), median(dp99), median(a.peakRSSMBAll)
 	a.collisions = median(collisions)
 	a.etcdPerCreate, a.etcdPerDelete = median(etcdCreate), median(etcdDelete)
+	a.liveHeapMB, a.heapPerServiceKB = median(heap), median(heapPer)
+	a.allocPerCreateKB, a.allocPerDeleteKB = median(allocCreate), median(allocDelete)
 	return a, a.rounds > 0
 }
 
@@ -176,7 +190,7 @@ func ratio(a, b float64) string {
 func printSummary(w io.Writer, results []result, contenders []string) {
 	fmt.Fprintf(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round; %s):\n", apiserversOf(results))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tcollisions\tetcd/create\tetcd/delete\tconsistent\t")
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tlive heap MB\theap/svc KB\talloc/create KB\talloc/delete KB\tcollisions\tetcd/create\tetcd/delete\tconsistent\t")
 	for _, c := range cells(results) {
 		base, hasBase := aggregateOf(results, baselineContender, c)
 		for _, name := range contenders {
@@ -192,9 +206,10 @@ func printSummary(w io.Writer, results []result, contenders []string) {
 			if !a.consistent {
 				status = "FAILED"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%.2f\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%.1f\t%.1f\t%.0f\t%.2f\t%.2f\t%s\t\n",
 				c.n, c.cidrs, name, a.createsPerSec, vsRate, a.p50, a.p90, a.p99, vsP99, a.max,
-				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.collisions, a.etcdPerCreate, a.etcdPerDelete, status)
+				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.liveHeapMB, a.heapPerServiceKB, a.allocPerCreateKB, a.allocPerDeleteKB,
+				a.collisions, a.etcdPerCreate, a.etcdPerDelete, status)
 		}
 	}
 	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.

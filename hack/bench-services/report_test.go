@@ -29,7 +29,7 @@ import (
 
 // wantHeader is the issue's header, then the --apiservers columns, spelled out rather
 // than derived from csvHeader.
-const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete"
+const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete,create_pace_per_s,delete_pace_per_s,live_heap_mb,live_heap_per_service_kb,alloc_per_create_kb,alloc_per_delete_kb"
 
 func testResults() []result {
 	return []result{
@@ -37,7 +37,8 @@ func testResults() []result {
 			Create: latencyMS{P50: 10, P90: 20, P99: 30.25, Max: 40}, DeletesPerSec: 900, Delete: latencyMS{P99: 25},
 			PeakRSSMB: 300.5, Consistent: true, Apiservers: 3, Collisions: 12,
 			EtcdPerCreate: map[string]float64{"create services": 1, "create ipaddresses": 1, "update rangeallocations": 0.25},
-			EtcdPerDelete: map[string]float64{"get services": 1, "delete services": 1}},
+			EtcdPerDelete: map[string]float64{"get services": 1, "delete services": 1},
+			CreatePace: 150, DeletePace: 240.5, LiveHeapMB: 120.25, HeapPerServiceKB: 4.5, AllocPerCreateKB: 38, AllocPerDeleteKB: 12.75},
 		{Contender: "upstream", N: 1000, Workers: 100, CIDRs: 0, Round: 1, CreatesPerSec: 64,
 			Create: latencyMS{P50: 100, P90: 200, P99: 3000, Max: 4000}, DeletesPerSec: 70, Delete: latencyMS{P99: 2500},
 			PeakRSSMB: 400, Consistent: false, Problems: []string{"IPAddress 10.96.0.9 is orphaned"}},
@@ -55,7 +56,7 @@ func TestCSVHeaderStartsWithTheIssues(t *testing.T) {
 	if lines[0] != wantHeader {
 		t.Fatalf("header\n%s\nwant\n%s", lines[0], wantHeader)
 	}
-	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00"; lines[1] != want {
+	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00,150.0,240.5,120.2,4.5,38.0,12.8"; lines[1] != want {
 		t.Errorf("row\n%s\nwant\n%s", lines[1], want)
 	}
 	if !strings.Contains(lines[2], ",false,") {

@@ -50,6 +50,19 @@ type result struct {
 	// create or delete cost in etcd, allocations included.
 	EtcdPerCreate map[string]float64 `json:"etcd_requests_per_create,omitempty"`
 	EtcdPerDelete map[string]float64 `json:"etcd_requests_per_delete,omitempty"`
+	// CreatePace and DeletePace are the request rates (per second, across the workers) the
+	// phases were held to; 0 means as fast as the workers went.
+	CreatePace float64 `json:"create_pace_per_s,omitempty"`
+	DeletePace float64 `json:"delete_pace_per_s,omitempty"`
+	// LiveHeapMB is the apiservers' live heap (inuse_space right after a forced GC) once
+	// every Service exists, summed; HeapPerServiceKB is its growth over the create phase
+	// per Service.
+	LiveHeapMB       float64 `json:"live_heap_mb"`
+	HeapPerServiceKB float64 `json:"live_heap_per_service_kb"`
+	// AllocPerCreateKB and AllocPerDeleteKB are the bytes the apiservers allocated during
+	// each phase (alloc_space growth), per Service: the garbage one Service makes.
+	AllocPerCreateKB float64 `json:"alloc_per_create_kb"`
+	AllocPerDeleteKB float64 `json:"alloc_per_delete_kb"`
 	// InExtraCIDRs counts ClusterIPs outside the default range: how the allocator spread them.
 	InExtraCIDRs int `json:"clusterips_in_extra_cidrs"`
 

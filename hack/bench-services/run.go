@@ -32,6 +32,9 @@ type runSpec struct {
 	contender contender
 	n, cidrs  int
 	round     int
+	// createPace and deletePace hold the phases to that many requests per second; 0 is
+	// as fast as the workers go. A paced contender's are set just before it runs.
+	createPace, deletePace float64
 }
 
 // name identifies the run in file names.
@@ -40,7 +43,8 @@ func (s runSpec) name() string {
 }
 
 // plan lists the runs in order: rounds outermost, so every contender runs once per round
-// in each of its cells, and each cell's contenders rotate each round so none always runs first.
+// in each of its cells, and each cell's contenders rotate each round so none always runs
+// first; paced contenders run last in their cell, after the contender that sets their pace.
 func plan(o *options) []runSpec {
 	var specs []runSpec
 	for round := 1; round <= o.Rounds; round++ {
@@ -48,19 +52,46 @@ func plan(o *options) []runSpec {
 			if !cell.inRound(round) {
 				continue
 			}
-			for _, name := range rotate(cell.contenders, round-1) {
+			var free, paced []runSpec
+			for _, name := range cell.contenders {
 				c, _ := lookupContender(name) // validate checked every name.
-				specs = append(specs, runSpec{contender: c, n: cell.n, cidrs: cell.cidrs, round: round})
+				spec := runSpec{contender: c, n: cell.n, cidrs: cell.cidrs, round: round, createPace: o.Rate, deletePace: o.Rate}
+				if c.pacedBy != "" {
+					paced = append(paced, spec)
+				} else {
+					free = append(free, spec)
+				}
 			}
+			free = rotate(free, round-1)
+			specs = append(append(specs, free...), paced...)
 		}
 	}
 	return specs
 }
 
-// rotate returns names started at index by, wrapping around.
-func rotate(names []string, by int) []string {
-	by %= len(names)
-	return append(slices.Clone(names[by:]), names[:by]...)
+// setPace holds a paced contender's run to the creates/s and deletes/s its pacer reached
+// in the same cell and round; it fails when the pacer has no consistent run there.
+func (s *runSpec) setPace(results []result) error {
+	by := s.contender.pacedBy
+	if by == "" {
+		return nil
+	}
+	for _, r := range results {
+		if r.Contender == by && r.N == s.n && r.CIDRs == s.cidrs && r.Round == s.round && r.Consistent {
+			s.createPace, s.deletePace = r.CreatesPerSec, r.DeletesPerSec
+			return nil
+		}
+	}
+	return fmt.Errorf("%s takes its pace from %s, which has no consistent run at n=%d k=%d in round %d", s.contender.name, by, s.n, s.cidrs, s.round)
+}
+
+// rotate returns items started at index by, wrapping around.
+func rotate[T any](items []T, by int) []T {
+	if len(items) == 0 {
+		return items
+	}
+	by %= len(items)
+	return append(slices.Clone(items[by:]), items[:by]...)
 }
 
 // run executes the plan, writing results.csv after every run so an interrupted benchmark
@@ -86,7 +117,14 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 		if ctx.Err() != nil {
 			break
 		}
-		r := measure(ctx, o, spec, p, dirs, stderr)
+		var r result
+		if err := spec.setPace(results); err != nil {
+			r = result{Contender: spec.contender.name, N: spec.n, CIDRs: spec.cidrs, Round: spec.round, Workers: o.Workers, Apiservers: o.Apiservers}
+			r.failf("%v", err)
+			r.finish(time.Now())
+		} else {
+			r = measure(ctx, o, spec, p, dirs, stderr)
+		}
 		if ctx.Err() != nil {
 			break // An interrupted run measured nothing worth keeping.
 		}

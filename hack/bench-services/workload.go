@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -53,8 +55,13 @@ func (p phase) perSecond(n int) float64 {
 
 // runPhase calls op for 0..n-1 from workers goroutines, passing the worker's number, and
 // times each call, so one slow call delays only its own worker; it stops handing out
-// work when ctx ends.
-func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, worker, i int) error) phase {
+// work when ctx ends. A positive pace hands out at most pace calls per second across the
+// workers; a call's latency is timed from when a worker takes it.
+func runPhase(ctx context.Context, n, workers int, pace float64, op func(ctx context.Context, worker, i int) error) phase {
+	var limiter *rate.Limiter
+	if pace > 0 {
+		limiter = rate.NewLimiter(rate.Limit(pace), 1)
+	}
 	indexes := make(chan int)
 	results := make([]phase, workers)
 	var wg sync.WaitGroup
@@ -78,6 +85,9 @@ func runPhase(ctx context.Context, n, workers int, op func(ctx context.Context, 
 	}
 feed:
 	for i := range n {
+		if limiter != nil && limiter.Wait(ctx) != nil {
+			break feed
+		}
 		select {
 		case indexes <- i:
 		case <-ctx.Done():
@@ -134,19 +144,19 @@ func benchService(i int, headless bool) *corev1.Service {
 	return svc
 }
 
-// createServices creates n Services, worker w through clients[w mod len(clients)], and
-// measures each call.
-func createServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, headless bool) phase {
-	return runPhase(ctx, n, workers, func(ctx context.Context, w, i int) error {
+// createServices creates n Services, worker w through clients[w mod len(clients)], at
+// most pace per second when pace is positive, and measures each call.
+func createServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, pace float64, headless bool) phase {
+	return runPhase(ctx, n, workers, pace, func(ctx context.Context, w, i int) error {
 		_, err := clients[w%len(clients)].CoreV1().Services(benchNamespace).Create(ctx, benchService(i, headless), metav1.CreateOptions{})
 		return err
 	})
 }
 
 // deleteServices deletes the n Services, worker w through clients[w mod len(clients)],
-// and measures each call.
-func deleteServices(ctx context.Context, clients []kubernetes.Interface, n, workers int) phase {
-	return runPhase(ctx, n, workers, func(ctx context.Context, w, i int) error {
+// at most pace per second when pace is positive, and measures each call.
+func deleteServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, pace float64) phase {
+	return runPhase(ctx, n, workers, pace, func(ctx context.Context, w, i int) error {
 		return clients[w%len(clients)].CoreV1().Services(benchNamespace).Delete(ctx, serviceName(i), metav1.DeleteOptions{})
 	})
 }

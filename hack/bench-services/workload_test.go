@@ -16,7 +16,12 @@ limitations under the License.
 
 package main
 
-import "testing"
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
 
 func TestNodePortsStopAtHalfTheRange(t *testing.T) {
 	count := func(n int, headless bool) int {
@@ -37,5 +42,38 @@ func TestNodePortsStopAtHalfTheRange(t *testing.T) {
 	}
 	if got := count(1000, true); got != 0 {
 		t.Errorf("the headless floor holds %d NodePorts, want none", got)
+	}
+}
+
+func TestRunPhaseKeepsThePace(t *testing.T) {
+	calls := 0
+	var mu sync.Mutex
+	op := func(context.Context, int, int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		return nil
+	}
+	// At 50 per second with a burst of one, the 6th call is handed out no sooner than
+	// 5 intervals of 20ms after the first, however fast the machine is.
+	p := runPhase(context.Background(), 6, 4, 50, op)
+	if calls != 6 || p.failures != 0 {
+		t.Fatalf("%d calls, %d failures; want 6 and none", calls, p.failures)
+	}
+	if p.elapsed < 100*time.Millisecond {
+		t.Errorf("6 calls at 50/s took %s, under the 100ms the pace allows", p.elapsed)
+	}
+}
+
+func TestRunPhaseStopsPacingWhenCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	p := runPhase(ctx, 1000, 1, 0.5, func(context.Context, int, int) error {
+		calls++
+		cancel() // The next call would wait 2s for the limiter; the canceled context ends it.
+		return nil
+	})
+	if calls != 1 || p.firstFailure == nil {
+		t.Errorf("a canceled paced phase made %d calls with error %v; want 1 and the context's error", calls, p.firstFailure)
 	}
 }
