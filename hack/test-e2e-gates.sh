@@ -103,7 +103,7 @@ failed=0
 previous=""
 # run_combination starts the cluster with gates $1, checks it, runs the suite, stops it.
 run_combination() {
-  local c="$1" start=$SECONDS m="${1:0:1}" d="${1:1:1}" s="${1:2:1}" check_args=() result="ok"
+  local c="$1" start=$SECONDS m="${1:0:1}" s="${1:2:1}" check_args=() result="ok"
   local log="${work}/${c}" families=single passed="-" failedn="-" skipped="-" kept="-"
   [[ "${s}" == t ]] && families=dual
   if ! netfork::localup::start "${data_dir}" --port "${port}" --apiservers 3 -- --feature-gates="$(gates "${c}")"; then

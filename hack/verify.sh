@@ -13,9 +13,12 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# verify.sh runs every hack/verify-*.sh, keeps going past failures so one run shows them all,
-# and ends with a pass/fail line per check.
+# verify.sh installs what the checks need beyond Go (hack/install-deps.sh verify), runs every
+# hack/verify-*.sh, keeps going past failures so one run shows them all, and ends with a
+# pass/fail line per check.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+
+hack/install-deps.sh verify
 
 results=()
 failed=0

@@ -46,8 +46,8 @@ if [[ -n "${nodes}" ]]; then
     netfork::run "${kind}" delete cluster --name "${name}" --kubeconfig "${dir}/kubeconfig" >/dev/null 2>&1 || true
   fi
   # Whatever kind did not remove (or no kind binary): by label, volumes too.
-  nodes="$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")"
-  [[ -z "${nodes}" ]] || docker rm -f -v ${nodes} >/dev/null
+  mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")
+  [[ ${#nodes[@]} -eq 0 ]] || docker rm -f -v "${nodes[@]}" >/dev/null
 fi
 # kind's own context in the user's kubeconfig, if up.sh merged it there.
 if [[ -x "${NETFORK_KIND_BIN}/node/kubectl" ]]; then

@@ -72,20 +72,25 @@ e2e_image() {
 }
 agnhost="$(e2e_image agnhost)"
 [[ -n "${agnhost}" ]] || netfork::kind::die "e2e.test --list-images names no agnhost image"
+# shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
 NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
   NETFORK_KIND_IMAGE_CMD='["pause"]' \
   netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' "${agnhost}" "${out}/agnhost:/agnhost"
 NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
   netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' "$(e2e_image nginx)" "${out}/agnhost:/agnhost"
+# shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
 NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
   NETFORK_KIND_IMAGE_CMD='["sh"]' \
   netfork::kind::component_image e2e-busybox debian-e2e '' "$(e2e_image busybox)"
 netfork::log "e2e binary and images ready ($((SECONDS - start))s)"
 
+# shellcheck disable=SC2317 # cleanup runs from the EXIT, INT and TERM traps
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
-  [[ ${status} -ne 0 ]] && netfork::kind::export_logs "${name}" "${out}/logs" || true
+  if [[ ${status} -ne 0 ]]; then
+    netfork::kind::export_logs "${name}" "${out}/logs" || true
+  fi
   if [[ "${keep}" != true ]]; then
     "${NETFORK_ROOT}/hack/kind/down.sh" --name "${name}" >/dev/null 2>&1 || true
   fi

@@ -59,6 +59,7 @@ up_args=(--name "${name}" --topology "${topology}")
 if [[ "${topology}" != single ]]; then
   up_args+=(--feature-gates DualStackAPIServer=true --apiserver-arg shutdown-delay-duration=10s)
 fi
+# shellcheck disable=SC2317 # cleanup runs from the EXIT, INT and TERM traps
 cleanup() {
   local status=$?
   trap - EXIT INT TERM

@@ -30,6 +30,7 @@ DEBIAN_PACKAGES=(
 # netcat-openbsd, iproute2, iperf, bash, util-linux, socat) plus busybox, whose applets
 # (wget, nslookup, ...) the e2e framework runs inside agnhost: Debian's dynamically linked
 # busybox, since busybox-static's wget crashes on -T.
+# shellcheck disable=SC2034 # named by images.sh as netfork::kind::debian_image's package list
 DEBIAN_E2E_PACKAGES=(
   "${DEBIAN_PACKAGES[@]}" bind9-dnsutils netcat-openbsd iperf busybox
 )
@@ -67,7 +68,7 @@ netfork::kind::debian_image() {
 # runtime binaries and prints its tag; docker's build cache makes an unchanged rebuild instant.
 netfork::kind::base_image() {
   local debian ctx kind_dir tag hash
-  debian="$(netfork::kind::debian_image)"
+  debian="$(netfork::kind::debian_image DEBIAN_PACKAGES)"
   netfork::kind::build_runtime >&2
   kind_dir="$(netfork::kind::kind_dir)"
   ctx="${NETFORK_KIND_OUTPUT}/ctx/base"

@@ -18,6 +18,7 @@
 # waiting for kubelet to run the new one. Sourced after network.sh.
 
 # NETFORK_KIND_CLUSTERS holds one folder per cluster: kind.yaml, kubeconfig, state.
+# shellcheck disable=SC2034 # read by the kind scripts that source this library
 NETFORK_KIND_CLUSTERS="${NETFORK_KIND_OUTPUT}/clusters"
 # APISERVER_MANIFEST is the kube-apiserver static pod inside a control-plane node.
 APISERVER_MANIFEST=/etc/kubernetes/manifests/kube-apiserver.yaml
@@ -34,6 +35,7 @@ netfork::kind::dualstack_patches() {
 # netfork::kind::config prints kind's configuration for cluster $1.
 #   topology (single|dual|ha), workers, gates, runtime_config and apiserver_args (array of
 #   name=value) are read from the caller's variables of those names; slot vars must be set.
+# shellcheck disable=SC2154 # topology, workers and apiserver_args are the caller's, as above
 netfork::kind::config() {
   local name="$1" family=ipv4 pods="${NETFORK_KIND_POD_V4}" svcs="${NETFORK_KIND_SVC_V4}" i arg
   if [[ "${topology}" != single ]]; then

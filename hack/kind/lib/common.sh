@@ -16,6 +16,7 @@
 # common.sh holds what every hack/kind script shares: versions, paths and names. It is sourced
 # after hack/lib/init.sh, so NETFORK_ROOT and NETFORK_OUTPUT are set.
 
+# shellcheck disable=SC2034 # the constants below are read by the libraries and scripts that source this one
 source "${NETFORK_ROOT}/hack/lib/version.sh"
 
 # A failure inside $(...) must stop the script too: several steps print their result.

@@ -61,7 +61,7 @@ netfork::kind::ensure_runtime() {
 # netfork::kind::install_runtime installs the wrapper binary and adds it to daemon.json's
 # runtimes, then reloads dockerd with SIGHUP (runtimes reload live, no restart).
 netfork::kind::install_runtime() {
-  local pid tmp i
+  local pid tmp
   CGO_ENABLED=0 go build -C "${NETFORK_KIND_NODE_MODULE}" -trimpath -o "${NETFORK_KIND_BIN}/runc-nosysresource" ./cmd/runc-nosysresource
   install -D -m 0755 "${NETFORK_KIND_BIN}/runc-nosysresource" "${NETFORK_RUNTIME_PATH}"
   mkdir -p "$(dirname "${DOCKER_DAEMON_JSON}")"
@@ -74,8 +74,8 @@ netfork::kind::install_runtime() {
   pid="$(pidof dockerd || true)"
   [[ -n "${pid}" ]] || netfork::kind::die "added ${NETFORK_RUNTIME_NAME} to ${DOCKER_DAEMON_JSON} but found no dockerd to reload"
   netfork::log "registered runtime ${NETFORK_RUNTIME_NAME} in ${DOCKER_DAEMON_JSON}; reloading dockerd (SIGHUP)"
-  kill -HUP ${pid}
-  for i in $(seq 50); do
+  kill -HUP "${pid}"
+  for _ in $(seq 50); do
     docker info -f '{{json .Runtimes}}' | grep -q "\"${NETFORK_RUNTIME_NAME}\"" && return 0
     sleep 0.2
   done

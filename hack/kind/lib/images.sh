@@ -64,7 +64,9 @@ netfork::kind::component_image() {
     return 0
   fi
   mkdir -p "${NETFORK_KIND_IMAGES}"
-  netfork::kind::save_as "netfork/kind-img-${name}:latest" "${archive}" ${tags}
+  local tag_list
+  read -r -a tag_list <<<"${tags}"
+  netfork::kind::save_as "netfork/kind-img-${name}:latest" "${archive}" "${tag_list[@]}"
   echo "${id}:${tags}" >"${archive}.id"
   netfork::log "image ${name}: ${tags}"
 }
@@ -87,7 +89,12 @@ netfork::kind::save_as() {
   repos_json="$(printf '%s\n' "$@" | jq -R --arg top "${top}" \
     'capture("^(?<repo>.*):(?<tag>[^:/]+)$") | {(.repo): {(.tag): $top}}' | jq -sc 'reduce .[] as $x ({}; . * $x)')"
   echo "${repos_json}" >"${dir}/repositories"
-  (cd "${dir}" && tar -cf "${archive}.partial" manifest.json repositories $(ls | grep -v -e '^manifest.json$' -e '^repositories$'))
+  local layers=() f
+  for f in "${dir}"/*; do
+    f="${f##*/}"
+    [[ "${f}" == manifest.json || "${f}" == repositories ]] || layers+=("${f}")
+  done
+  (cd "${dir}" && tar -cf "${archive}.partial" manifest.json repositories "${layers[@]}")
   mv -f "${archive}.partial" "${archive}"
   rm -rf "${dir}"
 }

@@ -29,6 +29,7 @@
 
 # netfork::kind::slot_vars sets the addresses of slot $1 in NETFORK_KIND_{NODE,SVC,POD}_V{4,6}
 # and NETFORK_KIND_BRIDGE.
+# shellcheck disable=SC2034 # the slot's variables are read by the scripts that source this library
 netfork::kind::slot_vars() {
   local k="$1"
   NETFORK_KIND_NODE_V4="198.18.$((16 + k)).0/24"

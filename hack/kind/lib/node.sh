@@ -97,6 +97,7 @@ netfork::kind::prep_image() {
     echo "${K8S_VERSION}"
   } | sha256sum | cut -c1-16)"
   tag="netfork/kind-node-prep:${key}"
+  # shellcheck disable=SC2034 # read by image.sh, which sources this library
   NETFORK_KIND_PREP_IMAGE="${tag}"
   if docker image inspect "${tag}" >/dev/null 2>&1; then
     netfork::log "node image layers ${tag} exist"

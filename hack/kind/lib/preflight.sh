@@ -66,6 +66,7 @@ netfork::kind::validate_gates() {
 # oom_score_adj), NETFORK_KIND_CGROUP_V1 (kubelet must be told to accept cgroup v1) and
 # NETFORK_KIND_SNAPSHOTTER (overlayfs when the node rootfs is on FUSE but /var is not).
 # Needs NETFORK_KIND_RUNTIME and image from the caller.
+# shellcheck disable=SC2034,SC2154 # sets the caller's NETFORK_KIND_* and reads its image, as above
 netfork::kind::detect_node_quirks() {
   local args=(--rm --privileged --network none --entrypoint /bin/sh)
   [[ -n "${NETFORK_KIND_RUNTIME}" ]] && args+=(--runtime "${NETFORK_KIND_RUNTIME}")
