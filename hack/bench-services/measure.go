@@ -71,7 +71,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.failf("before creating: %v", err)
 		return r
 	}
-	heapBefore, _, err := readHeap(ctx, cl)
+	heapBefore, err := readHeapAt(ctx, o, cl, spec, "before-create", dirs, log)
 	if err != nil {
 		r.failf("before creating: %v", err)
 		return r
@@ -89,14 +89,13 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.EtcdPerCreate = perService(before.etcdRequests, afterCreate.etcdRequests, spec.n)
 	}
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.perSecond(spec.n), toMS(summarize(create.latencies)), create.failures
-	heapCreated, raw, err := readHeap(ctx, cl)
+	heapCreated, err := readHeapAt(ctx, o, cl, spec, "created", dirs, log)
 	if err != nil {
 		r.failf("after creating: %v", err)
 	} else {
 		r.LiveHeapMB = float64(heapCreated.inuse) / bytesPerMB
 		r.HeapPerServiceKB = perServiceKB(heapBefore.inuse, heapCreated.inuse, spec.n)
 		r.AllocPerCreateKB = perServiceKB(heapBefore.alloc, heapCreated.alloc, spec.n)
-		saveHeapProfile(o, spec, raw, dirs, log)
 	}
 	if create.failures > 0 {
 		r.failf("%d of %d creates failed, first: %v", create.failures, spec.n, create.firstFailure)
@@ -121,7 +120,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 
-	heapBeforeDelete, _, err := readHeap(ctx, cl)
+	heapBeforeDelete, err := readHeapAt(ctx, o, cl, spec, "before-delete", dirs, log)
 	if err != nil {
 		r.failf("before deleting: %v", err)
 		return r
@@ -131,7 +130,7 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
 	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.deletePace)
 	cancel()
-	if heapDeleted, _, err := readHeap(ctx, cl); err != nil {
+	if heapDeleted, err := readHeapAt(ctx, o, cl, spec, "deleted", dirs, log); err != nil {
 		r.failf("after deleting: %v", err)
 	} else {
 		r.AllocPerDeleteKB = perServiceKB(heapBeforeDelete.alloc, heapDeleted.alloc, spec.n)
@@ -248,18 +247,22 @@ func outsideDefaultRange(s snapshot) int {
 	return n
 }
 
-// saveHeapProfile keeps the profiled contender's (first apiserver's) heap profile taken
-// once every Service exists; like the CPU profile, a failure is only a warning.
-func saveHeapProfile(o *options, spec runSpec, data []byte, dirs layout, log io.Writer) {
-	if !o.Profile || spec.contender.name != profiledContender {
-		return
+// readHeapAt reads the apiservers' heaps at a point of the run and, for --profile, keeps
+// the profiled contender's (first apiserver's) profile as heap-<point>-<run>.pprof, so that
+// two points can be compared (go tool pprof -sample_index=alloc_space -diff_base A B);
+// like the CPU profile, a profile that cannot be kept is only a warning.
+func readHeapAt(ctx context.Context, o *options, cl *cluster, spec runSpec, point string, dirs layout, log io.Writer) (heapStats, error) {
+	h, raw, err := readHeap(ctx, cl)
+	if err != nil || !o.Profile || spec.contender.name != profiledContender {
+		return h, err
 	}
-	path := filepath.Join(dirs.profiles, "heap-"+spec.name()+".pprof")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	path := filepath.Join(dirs.profiles, "heap-"+point+"-"+spec.name()+".pprof")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		fmt.Fprintf(log, "bench-services: %s: warning: heap profile: %v\n", spec.name(), err)
-		return
+		return h, nil
 	}
-	fmt.Fprintf(log, "bench-services: %s: heap profile (all Services created) in %s\n", spec.name(), path)
+	fmt.Fprintf(log, "bench-services: %s: heap profile (%s) in %s\n", spec.name(), point, path)
+	return h, nil
 }
 
 // startProfile takes a CPU profile of the profiled contender's apiserver from now on, in

@@ -114,7 +114,7 @@ type options struct {
 	// NetforkBinary and UpstreamBinary are the kube-apiservers the contenders run.
 	NetforkBinary, UpstreamBinary string
 	// Profile grabs a CPU profile of the netfork contender's apiserver from the start of each
-	// ProfilePhase and a heap profile once every Service exists.
+	// ProfilePhase and its heap profiles before and after each phase.
 	Profile bool
 	// ProfileDuration is the length of that profile.
 	ProfileDuration time.Duration
@@ -166,7 +166,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
 	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream v1.37.1 kube-apiserver built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
-	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken from the start of each --profile-phase, and a heap profile once every Service exists")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken from the start of each --profile-phase, and its heap profiles before and after each phase")
 	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
 	fs.StringVar(&o.ProfilePhase, "profile-phase", o.ProfilePhase, "phase each --profile CPU profile starts with: create or delete")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
