@@ -16,6 +16,8 @@
 # install-deps.sh installs the Debian packages that the named groups of targets need and
 # that are missing, so every make target works on a fresh Debian machine with Go and docker:
 #   ci      what .ci/run needs around its steps (make)
+#   test    make test: go test -race needs cgo, so a C compiler and libc headers (gcc,
+#           libc6-dev); without them Go turns cgo off and -race stops
 #   verify  make verify (shellcheck)
 #   kind    the kind path: node image, clusters and their firewall rule (debootstrap for
 #           the Debian rootfs; jq for image archives and daemon.json; gcc and libc6-dev for
@@ -31,6 +33,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 packages_of() {
   case "$1" in
     ci) echo make:make ;;
+    test) echo gcc:gcc libc6-dev:/usr/include/stdio.h ;;
     verify) echo shellcheck:shellcheck ;;
     kind)
       echo debootstrap:debootstrap jq:jq gcc:gcc libc6-dev:/usr/include/stdio.h \
@@ -38,7 +41,7 @@ packages_of() {
       ;;
     netns) echo iproute2:ip ;;
     *)
-      netfork::log "unknown group '$1' (want ci, verify, kind or netns)"
+      netfork::log "unknown group '$1' (want ci, test, verify, kind or netns)"
       return 1
       ;;
   esac
@@ -54,7 +57,7 @@ installed() {
 }
 
 if [[ $# -eq 0 ]]; then
-  netfork::log "usage: hack/install-deps.sh GROUP... (ci, verify, kind, netns)"
+  netfork::log "usage: hack/install-deps.sh GROUP... (ci, test, verify, kind, netns)"
   exit 1
 fi
 missing=()

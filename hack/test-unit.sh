@@ -22,6 +22,9 @@
 # or GOTESTFLAGS=-race=false for a quicker run without the race detector).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
+# -race needs cgo, and so a C compiler.
+hack/install-deps.sh test
+
 module="$(go list -m)"
 read -r -a what <<<"${WHAT:-./...}"
 # -e lists packages that do not compile too, so go test reports their errors rather than
