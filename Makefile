@@ -86,7 +86,7 @@ verify: ## Run every hack/verify-*.sh check (pins, gofmt, go mod tidy).
 	hack/verify.sh
 
 .PHONY: kind-image
-kind-image: ## Build the kind node image netfork/kind-node:<version> offline (cached; see README, kind).
+kind-image: ## Build the kind node image netfork/kind-node:<version> offline (cached; see docs/kind.md).
 	hack/kind/image.sh
 
 .PHONY: kind-up

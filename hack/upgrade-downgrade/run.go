@@ -141,7 +141,7 @@ func (r *runner) runScenario(ctx context.Context, sc scenario) error {
 }
 
 // check runs the cluster checks of one step, and the harness's own: every apiserver up,
-// and after a downgrade to upstream the README's manual step when it is needed.
+// and after a downgrade to upstream the manual step of docs/differences.md when it is needed.
 func (r *runner) check(ctx context.Context, lu *localUp, cs kubernetes.Interface, etcd *clientv3.Client, st step, before *clustercheck.Snapshot, since time.Time) (*clustercheck.Result, []clustercheck.Row, error) {
 	opts := clustercheck.Options{
 		Client: cs, Etcd: etcd, ClusterIPBitmaps: st.bitmaps, IPAddresses: fmt.Sprint(st.ipAddresses),
@@ -194,13 +194,13 @@ func familyRow(changes int, mayChange bool) clustercheck.Row {
 	return row
 }
 
-// deleteStaleSlice is the README's manual step after a downgrade to upstream apiservers:
+// deleteStaleSlice is the manual step of docs/differences.md after a downgrade to upstream apiservers:
 // a kubernetes-ipv6 (or -ipv4) EndpointSlice left from dual-stack days is deleted by hand.
 func deleteStaleSlice(ctx context.Context, cs kubernetes.Interface) (clustercheck.Row, bool) {
 	for _, name := range []string{"kubernetes-ipv6", "kubernetes-ipv4"} {
 		err := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
 		if err == nil {
-			return clustercheck.Row{Check: "manual step", Status: "ok", Detail: "deleted the stale EndpointSlice " + name + " (README: a downgrade to upstream can leave it)"}, true
+			return clustercheck.Row{Check: "manual step", Status: "ok", Detail: "deleted the stale EndpointSlice " + name + " (docs/differences.md: a downgrade to upstream can leave it)"}, true
 		}
 	}
 	return clustercheck.Row{}, false

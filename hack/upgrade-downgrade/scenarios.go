@@ -54,7 +54,7 @@ type step struct {
 	unsafe bool
 	// families is the kubernetes Service's expected shape once the step settled.
 	families string
-	// staleSliceStep: the README's manual step after a downgrade to upstream, deleting a
+	// staleSliceStep: the manual step of docs/differences.md after a downgrade to upstream, deleting a
 	// stale secondary EndpointSlice, is allowed.
 	staleSliceStep bool
 }

@@ -46,7 +46,7 @@ type Shape struct {
 }
 
 // KubernetesServiceProblems describes how the kubernetes Service, Endpoints and
-// EndpointSlices break the README's rules, or returns nil. Single-stack: the first
+// EndpointSlices break the rules of docs/differences.md, or returns nil. Single-stack: the first
 // address of the primary range, one EndpointSlice kubernetes of the primary family.
 // Dual-stack: RequireDualStack with the first address of both ranges, the primary
 // slice kubernetes and the other kubernetes-ipv6 (kubernetes-ipv4 when IPv6 is

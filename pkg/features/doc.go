@@ -26,5 +26,5 @@ limitations under the License.
 // and the kubernetes_feature_enabled metric all go through upstream's code.
 // netfork's code receives the Gate in its configuration; upstream code that
 // reads the process-wide utilfeature.DefaultFeatureGate keeps seeing the two
-// locked to true, which the README lists read by read.
+// locked to true, which docs/differences.md lists read by read.
 package features

@@ -20,7 +20,7 @@
 # `docker run`. Only where the failure is seen; sourced after build.sh.
 
 # NETFORK_RUNTIME_NAME and NETFORK_RUNTIME_PATH are what stays in the docker daemon's
-# configuration: one entry under "runtimes" naming one binary (README, "docker workaround").
+# configuration: one entry under "runtimes" naming one binary (docs/kind.md, "Docker inside a container without CAP_SYS_RESOURCE").
 NETFORK_RUNTIME_NAME=netfork-runc
 NETFORK_RUNTIME_PATH=/usr/local/libexec/netfork/runc-nosysresource
 DOCKER_DAEMON_JSON="${DOCKER_DAEMON_JSON:-/etc/docker/daemon.json}"

@@ -23,7 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// TestAddressLeaseStoredForm pins the format README documents: addresses while
+// TestAddressLeaseStoredForm pins the format docs/differences.md documents: addresses while
 // serving, notReadyAddresses while terminating, primary first.
 func TestAddressLeaseStoredForm(t *testing.T) {
 	tests := []struct {

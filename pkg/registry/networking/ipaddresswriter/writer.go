@@ -34,7 +34,7 @@ limitations under the License.
 //   - the storage itself: upstream's IPAddress strategy, validation, etcd key
 //     and encoding.
 //
-// What differs, and is documented in the README: the writes are not audited
+// What differs, and is documented in docs/differences.md: the writes are not audited
 // as separate requests and are not counted in apiserver_request_* metrics.
 // Until Bind is called (or when the networking.k8s.io/v1 ipaddresses
 // resource is disabled), the Writer falls back to the loopback client.
