@@ -69,8 +69,17 @@ func parseLabelArg(arg string) (string, []string, error) {
 	return label, strings.Split(files, ","), nil
 }
 
+// filteredOut says whether a run left the spec out (its focus, skip or label filter did not
+// select it): ginkgo lists such a spec as skipped with no reason, while a spec that skipped
+// itself at run time gives one ("skipped - <why>").
+func filteredOut(tc reporters.JUnitTestCase) bool {
+	return tc.Status == "skipped" && (tc.Skipped == nil || tc.Skipped.Message == "skipped")
+}
+
 // loadLabel merges a label's JUnit files in order: a later file's outcome of a spec
-// replaces an earlier one's. Only It specs count, not suite setup nodes.
+// replaces an earlier one's, unless the later run left the spec out (another shard, or the
+// serial part of the run whose parallel part ran it). Only It specs count, not suite setup
+// nodes.
 func loadLabel(label string, files []string) (labelRuns, error) {
 	lr := labelRuns{label: label, outcomes: map[string]outcome{}, messages: map[string]string{}}
 	for _, path := range files {
@@ -85,7 +94,7 @@ func loadLabel(label string, files []string) (labelRuns, error) {
 		for _, suite := range suites.TestSuites {
 			for _, tc := range suite.TestCases {
 				name, ok := strings.CutPrefix(tc.Name, "[It] ")
-				if !ok {
+				if !ok || filteredOut(tc) {
 					continue
 				}
 				o := outcomeOf(tc)

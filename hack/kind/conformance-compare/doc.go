@@ -26,7 +26,9 @@ limitations under the License.
 //	conformance-compare compare [--baseline LABEL] LABEL=JUNIT[,JUNIT...]...
 //	    prints, per label (e.g. netfork-single, upstream-single), the passed, failed and
 //	    skipped counts over its JUnit files, where a later file's outcome of a spec replaces
-//	    an earlier one's (a rerun shard), then every spec whose outcome differs between the
-//	    labels and every spec that failed under all of them. With --baseline it exits 1 when
-//	    a spec that passed under the baseline did not pass under another label.
+//	    an earlier one's (a rerun shard) unless that run left the spec out (ginkgo lists the
+//	    specs its filters did not select as skipped with no reason; they count nowhere), then
+//	    every spec whose outcome differs between the labels and every spec that failed under
+//	    all of them. With --baseline it exits 1 when a spec that passed under the baseline
+//	    did not pass under another label.
 package main

@@ -187,12 +187,37 @@ func TestCompareListsWhatDiffersAndHoldsTheBaseline(t *testing.T) {
 	}
 }
 
+// skippedBecause is a spec that skipped itself at run time, e.g. e2eskipper.Skipf.
+func skippedBecause(container, text, why string) types.SpecReport {
+	s := spec(container, text, types.SpecStateSkipped)
+	s.Failure.Message = why
+	return s
+}
+
 func TestCompareCountsASpecOneLabelDidNotRun(t *testing.T) {
-	a := writeJUnit(t, "a.xml", report(spec("[sig-x] A", "runs [Conformance]", types.SpecStatePassed), spec("[sig-x] B", "runs [Conformance]", types.SpecStateSkipped)))
-	b := writeJUnit(t, "b.xml", report(spec("[sig-x] B", "runs [Conformance]", types.SpecStateSkipped)))
+	a := writeJUnit(t, "a.xml", report(spec("[sig-x] A", "runs [Conformance]", types.SpecStatePassed), skippedBecause("[sig-x] B", "runs [Conformance]", "no IPv6")))
+	b := writeJUnit(t, "b.xml", report(skippedBecause("[sig-x] B", "runs [Conformance]", "no IPv6")))
 	code, out, _ := runTool("compare", "--baseline", "a", "a="+a, "b="+b)
 	if code != 1 || !strings.Contains(out, "- [sig-x] A runs [Conformance]\n    a passed\n    b not run") {
 		t.Errorf("a spec b never ran: exit %d\n%s", code, out)
+	}
+}
+
+func TestCompareKeepsAnOutcomeALaterRunLeftOut(t *testing.T) {
+	// The parallel part ran A and B and left out the serial C; the serial part ran C and
+	// lists A and B as skipped with no reason, as ginkgo lists every spec a filter left out.
+	parallel := writeJUnit(t, "parallel.xml", report(spec("[sig-x] A", "runs", types.SpecStatePassed),
+		spec("[sig-x] B", "runs", types.SpecStateFailed), spec("[sig-x] C", "runs [Serial]", types.SpecStateSkipped)))
+	serial := writeJUnit(t, "serial.xml", report(spec("[sig-x] A", "runs", types.SpecStateSkipped),
+		spec("[sig-x] B", "runs", types.SpecStateSkipped), skippedBecause("[sig-x] C", "runs [Serial]", "needs 3 nodes")))
+	code, out, errOut := runTool("compare", "run="+parallel+","+serial)
+	if code != 0 || !strings.Contains(out, "run    3      1       1       1") {
+		t.Errorf("exit %d (%s): want A passed, B failed, C skipped by itself:\n%s", code, errOut, out)
+	}
+	// A file whose run left out every spec holds none.
+	none := writeJUnit(t, "none.xml", report(spec("[sig-x] A", "runs", types.SpecStateSkipped)))
+	if code, _, errOut := runTool("compare", "run="+none); code != 2 || !strings.Contains(errOut, "hold no specs") {
+		t.Errorf("a run that ran nothing: exit %d, %q; want 2 and \"hold no specs\"", code, errOut)
 	}
 }
 
