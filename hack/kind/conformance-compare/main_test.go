@@ -116,6 +116,37 @@ func TestShardsPartitionTheSpecsAndFocusExactlyTheirOwn(t *testing.T) {
 	}
 }
 
+func TestShardsHoldOnlyTheSpecsTheDryRunSelected(t *testing.T) {
+	// A dry run lists the suite's every spec: the focused ones as passed, the ones its
+	// filters left out as skipped, pending ones as pending.
+	r := manySpecs(5)
+	r.SpecReports = append(r.SpecReports, spec("[sig-x] A", "left out", types.SpecStateSkipped),
+		spec("[sig-x] B", "pending", types.SpecStatePending))
+	path := writeJSON(t, r)
+	var focused int
+	for i := 1; i <= 2; i++ {
+		code, out, errOut := runTool("shard", "--shard", fmt.Sprintf("%d/2", i), path)
+		if code != 0 {
+			t.Fatalf("shard %d/2: exit %d: %s", i, code, errOut)
+		}
+		focus := regexp.MustCompile(strings.TrimSpace(out))
+		for _, s := range r.SpecReports[1:] {
+			if focus.MatchString(suite + " " + s.FullText()) {
+				focused++
+			}
+		}
+		if strings.Contains(out, "left out") || strings.Contains(out, "pending") {
+			t.Errorf("shard %d/2 focuses a spec the dry run did not select: %s", i, out)
+		}
+	}
+	if focused != 5 {
+		t.Errorf("the shards focus %d specs, want the 5 the dry run selected", focused)
+	}
+	if code, _, errOut := runTool("shard", "--shard", "1/1", writeJSON(t, report(spec("[sig-x] A", "left out", types.SpecStateSkipped)))); code != 2 || !strings.Contains(errOut, "lists no specs") {
+		t.Errorf("a dry run that selected nothing: exit %d, %q; want 2 and \"lists no specs\"", code, errOut)
+	}
+}
+
 func TestShardOfASpecDoesNotMoveWhenOthersAreAdded(t *testing.T) {
 	s := shardSpec{index: 2, count: 4}
 	small, large := specTexts([]types.Report{manySpecs(10)}), specTexts([]types.Report{manySpecs(50)})

@@ -53,13 +53,15 @@ func (s shardSpec) holds(text string) bool {
 }
 
 // specTexts are the texts ginkgo's --focus matches, "<suite description> <spec full text>",
-// of every It a dry-run JSON report lists, sorted and without repeats.
+// of every It a dry-run JSON report selects, sorted and without repeats. The report lists the
+// suite's every spec: those its focus, skip or label filter left out as skipped, pending ones
+// as pending; neither belongs to any shard.
 func specTexts(reports []types.Report) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range reports {
 		for _, s := range r.SpecReports {
-			if s.LeafNodeType != types.NodeTypeIt {
+			if s.LeafNodeType != types.NodeTypeIt || s.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
 				continue
 			}
 			text := r.SuiteDescription + " " + s.FullText()
