@@ -21,10 +21,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +35,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -262,5 +265,45 @@ func TestLocalUpRejectsBadAPIServerFlags(t *testing.T) {
 				t.Errorf("data dir %s was created", dataDir)
 			}
 		})
+	}
+}
+
+// TestLocalUpIPv6PrimaryRange starts local-up with an IPv6 service range only: the apiserver
+// must start, advertise an IPv6 address and hand out IPv6 ClusterIPs.
+func TestLocalUpIPv6PrimaryRange(t *testing.T) {
+	apiserver := apiserverBinary(t)
+	bin := buildLocalUp(t)
+	dataDir := filepath.Join(t.TempDir(), "data")
+	lu := startLocalUp(t, bin, "--apiserver-binary", apiserver, "--data-dir", dataDir, "--port", freePort(t), "--ready-timeout", "2m",
+		"--", "--service-cluster-ip-range=fd00:10:96::/64")
+	lu.waitReady(t)
+	client := clientFor(t, filepath.Join(dataDir, "kubeconfig"))
+	ctx := context.Background()
+	svc, err := client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "v6"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a Service: %v", err)
+	}
+	if ip := net.ParseIP(svc.Spec.ClusterIP); ip == nil || ip.To4() != nil {
+		t.Errorf("Service %s has ClusterIP %q, want an IPv6 address of fd00:10:96::/64", svc.Name, svc.Spec.ClusterIP)
+	}
+	// The apiserver publishes itself once ready, which may come just after local-up's ready line.
+	var endpoints string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		slice, err := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			endpoints = err.Error()
+			return false, nil
+		}
+		endpoints = fmt.Sprintf("%+v", slice.Endpoints)
+		return len(slice.Endpoints) == 1 && slices.Equal(slice.Endpoints[0].Addresses, []string{"fd6e:6574:6c75::1"}), nil
+	})
+	if err != nil {
+		t.Errorf("kubernetes EndpointSlice endpoints %s, want local-up's IPv6 advertise address fd6e:6574:6c75::1", endpoints)
+	}
+	if err := lu.stop(t); err != nil {
+		t.Fatalf("local-up exited with %v after SIGTERM\n%s", err, lu.stderr)
 	}
 }

@@ -124,7 +124,7 @@ func TestServiceIPs(t *testing.T) {
 	}
 }
 
-func TestAdvertisePairWithDualStackGate(t *testing.T) {
+func TestDefaultAdvertiseAddress(t *testing.T) {
 	l := newLayout("/data")
 	p := pki.PathsIn("/data/pki")
 	tests := []struct {
@@ -138,6 +138,10 @@ func TestAdvertisePairWithDualStackGate(t *testing.T) {
 		{name: "gate turned off again", user: []string{"--feature-gates=DualStackAPIServer=true,DualStackAPIServer=false"}, want: "198.18.0.2"},
 		{name: "gate on, single range", user: []string{"--feature-gates=DualStackAPIServer=true", "--service-cluster-ip-range=10.0.0.0/24"}, want: "198.18.0.2"},
 		{name: "gate on, IPv6 primary", user: []string{"--feature-gates=DualStackAPIServer=true", "--service-cluster-ip-range=fd00:1::/108,10.0.0.0/24"}, want: "fd6e:6574:6c75::2,198.18.0.2"},
+		{name: "gate off, IPv6 only", user: []string{"--service-cluster-ip-range=fd00:10:96::/64"}, want: "fd6e:6574:6c75::2"},
+		{name: "gate off, IPv6 primary", user: []string{"--service-cluster-ip-range=fd00:1::/108,10.0.0.0/24"}, want: "fd6e:6574:6c75::2"},
+		{name: "gate on, IPv6 only", user: []string{"--feature-gates=DualStackAPIServer=true", "--service-cluster-ip-range=fd00:10:96::/64"}, want: "fd6e:6574:6c75::2"},
+		{name: "user's own address wins", user: []string{"--service-cluster-ip-range=fd00:10:96::/64", "--advertise-address=fd00:1::5"}, want: "fd00:1::5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,24 +77,37 @@ func defaultArgs(i, port int, etcdURL string, l layout, p pki.Paths) []string {
 }
 
 // apiserverArgs puts the user's flags after local-up's defaults, so that the last
-// occurrence, the user's, wins when kube-apiserver parses them. With DualStackAPIServer
-// on and a dual-stack service range, the default advertise address is a pair, primary
-// family first, so the kubernetes Service goes dual-stack (KEP-2438).
+// occurrence, the user's, wins when kube-apiserver parses them. The default advertise
+// address follows the service ranges the flags end up with (see defaultAdvertise).
 func apiserverArgs(i, port int, etcdURL string, l layout, p pki.Paths, userArgs []string) []string {
 	defaults := defaultArgs(i, port, etcdURL, l, p)
 	effective := append(append([]string(nil), defaults...), userArgs...)
-	if ranges := serviceRanges(effective); len(ranges) == 2 && gateEnabled(effective, dualStackGate) {
-		pair := advertiseAddress(i) + "," + advertiseAddressV6(i)
-		if ranges[0].IP.To4() == nil {
-			pair = advertiseAddressV6(i) + "," + advertiseAddress(i)
-		}
+	if advertise := defaultAdvertise(i, effective); advertise != advertiseAddress(i) {
 		for j, arg := range defaults {
 			if arg == "--advertise-address="+advertiseAddress(i) {
-				defaults[j] = "--advertise-address=" + pair
+				defaults[j] = "--advertise-address=" + advertise
 			}
 		}
 	}
 	return append(defaults, userArgs...)
+}
+
+// defaultAdvertise is apiserver i's advertise address for the effective flags args: of the
+// primary service range's family, since the kubernetes Service publishes it under a
+// ClusterIP of that family; with DualStackAPIServer on and a dual-stack service range, a
+// pair, primary family first, so the kubernetes Service goes dual-stack (KEP-2438). The
+// bind address stays on IPv4 loopback whatever the family: only 127.0.0.0/8 gives each
+// apiserver a loopback address of its own, and the apiservers share one port.
+func defaultAdvertise(i int, args []string) string {
+	ranges := serviceRanges(args)
+	primary, secondary := advertiseAddress(i), advertiseAddressV6(i)
+	if len(ranges) > 0 && ranges[0].IP.To4() == nil {
+		primary, secondary = secondary, primary
+	}
+	if len(ranges) == 2 && gateEnabled(args, dualStackGate) {
+		return primary + "," + secondary
+	}
+	return primary
 }
 
 // frontIP is the front's address, which the serving cert names.
