@@ -20,9 +20,9 @@
 # or changed its IPs since the previous combination (and no duplicates, IPAddresses,
 # bitmaps, the kubernetes Service's shape), runs the API suite of test/e2e with the
 # disruptive hook, and stops it. The invalid combination (M=false with D=false: there is
-# no IPAddress allocator to dual-write from) must be refused by the binary at start-up
-# with one line, leaving nothing running and the data as it was. Prints a table; exits
-# 1 when any combination fails.
+# no IPAddress allocator to dual-write from) must be refused by the binary at local-up's
+# preflight with its one error line, leaving nothing running and the data as it was.
+# Prints a table; exits 1 when any combination fails.
 #   LOCAL_UP_PORT      local-up's --port (default 6443)
 #   GATES_DATA_DIR     the data dir kept across combinations (default _output/gates)
 #   COMBINATIONS       which valid combinations, in order, as M/D/S triples of t and f
@@ -142,21 +142,32 @@ run_combination() {
   previous="${c}"
 }
 
+# refused is the error line local-up must print for an invalid combination: the binary
+# refuses the gates at local-up's preflight (kube-apiserver FLAGS --version), before
+# local-up starts etcd or writes anything.
+refused='^local-up: error: (apiserver [0-9]+: )?kube-apiserver rejects its flags: Error: --feature-gates: DisableAllocatorDualWrite=false \(dual-write\) needs MultiCIDRServiceAllocator=true'
+
 # refuse_invalid starts local-up with the invalid combination $1 and expects the binary
-# to refuse it: a non-zero exit, one error line, nothing left running.
+# to refuse it: a non-zero exit, the refused line, nothing left running, nothing in the
+# data dir changed.
 refuse_invalid() {
-  local c="$1" start=$SECONDS result
+  local c="$1" start=$SECONDS result line marker="${work}/${1}.before"
+  touch "${marker}"
   if netfork::localup::start "${data_dir}" --port "${port}" --apiservers 3 -- --feature-gates="$(gates "${c}")" 2>/dev/null; then
     netfork::localup::stop
     result="FAIL: the binary started with the invalid combination"
-    failed=1
   else
-    result="refused: $(grep 'local-up: error' "${data_dir}.log" | tail -1 | cut -c1-160)"
-    if [[ -S "${data_dir}/local-up.sock" ]] || pgrep -f -- "--data-dir ${data_dir} " >/dev/null; then
+    line="$(grep 'local-up: error' "${data_dir}.log" | tail -1)"
+    result="refused: $(cut -c1-160 <<<"${line}")"
+    if [[ ! "${line}" =~ ${refused} ]]; then
+      result="FAIL: not the refusal of the gates: ${line:-no error line} (log ${data_dir}.log)"
+    elif [[ -S "${data_dir}/local-up.sock" ]] || pgrep -f -- "--data-dir ${data_dir} " >/dev/null; then
       result="FAIL: something left running after the refusal"
-      failed=1
+    elif [[ -n "$(find "${data_dir}" -newer "${marker}" -print -quit)" ]]; then
+      result="FAIL: the refusal changed $(find "${data_dir}" -newer "${marker}" -print -quit)"
     fi
   fi
+  [[ "${result}" == FAIL* ]] && failed=1
   rows+=("${c}|$(gates "${c}")|-|-|-|-|$((SECONDS - start))|${result}")
 }
 

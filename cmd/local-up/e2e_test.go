@@ -208,6 +208,7 @@ func TestLocalUpEndToEnd(t *testing.T) {
 	if len(children) != 1 {
 		t.Fatalf("local-up has children %v, want one apiserver", children)
 	}
+	checkReplaceRefusesInvalidGates(t, bin, dataDir, client, children[0])
 
 	if err := lu.stop(t); err != nil {
 		t.Fatalf("local-up exited with %v after SIGTERM, want 0\n%s", err, lu.stderr)
@@ -232,6 +233,28 @@ func TestLocalUpEndToEnd(t *testing.T) {
 	}
 }
 
+// invalidGates is a gate combination netfork's kube-apiserver refuses: dual-write
+// without the IPAddress allocator to write from.
+const invalidGates = "MultiCIDRServiceAllocator=false,DisableAllocatorDualWrite=false"
+
+// checkReplaceRefusesInvalidGates has local-up replace apiserver 0 with flags it must
+// refuse, and checks that the refusal names the gates and left apiserver pid serving.
+func checkReplaceRefusesInvalidGates(t *testing.T, bin, dataDir string, client kubernetes.Interface, pid int) {
+	t.Helper()
+	cmd := exec.Command(bin, "replace", "--data-dir", dataDir, "0", "--", "--feature-gates="+invalidGates)
+	out, err := cmd.CombinedOutput()
+	want := "kube-apiserver rejects its flags: Error: --feature-gates: DisableAllocatorDualWrite=false (dual-write) needs MultiCIDRServiceAllocator=true"
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("local-up replace with %s: %v, output %q, want a failure containing %q", invalidGates, err, out, want)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("apiserver %d is gone after the refused replace: %v", pid, err)
+	}
+	if _, err := client.CoreV1().Namespaces().Get(context.Background(), metav1.NamespaceDefault, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the apiserver stopped serving after the refused replace: %v", err)
+	}
+}
+
 func TestLocalUpRejectsBadAPIServerFlags(t *testing.T) {
 	apiserver := apiserverBinary(t)
 	bin := buildLocalUp(t)
@@ -242,6 +265,8 @@ func TestLocalUpRejectsBadAPIServerFlags(t *testing.T) {
 		"malformed feature gates": {"--feature-gates=NoSuchGate", "local-up: error: kube-apiserver rejects its flags: missing bool value for NoSuchGate"},
 		"unknown feature gate":    {"--feature-gates=NoSuchGate=true", "local-up: error: kube-apiserver rejects its flags: unrecognized feature gate: NoSuchGate"},
 		"unknown flag":            {"--no-such-flag", "local-up: error: kube-apiserver rejects its flags: Error: unknown flag: --no-such-flag"},
+		"invalid gate combination": {"--feature-gates=" + invalidGates,
+			"local-up: error: kube-apiserver rejects its flags: Error: --feature-gates: DisableAllocatorDualWrite=false (dual-write) needs MultiCIDRServiceAllocator=true"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -107,7 +107,17 @@ func (c *command) args(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	c.gatesSet = true
+	if err := c.validateGates(); err != nil {
+		return err
+	}
 	return c.s.ValidateAddressFlags()
+}
+
+// validateGates runs the registry's validation, which Validate runs again later, here
+// too, so that a gate combination the apiserver would refuse fails `--version` as a bad
+// flag does: tools (local-up) check a flag set that way before anything serves.
+func (c *command) validateGates() error {
+	return utilerrors.NewAggregate(c.registry.Validate())
 }
 
 func (c *command) preRun(*cobra.Command, []string) error {
