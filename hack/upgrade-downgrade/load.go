@@ -19,8 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,8 +46,7 @@ type load struct {
 	mu      sync.Mutex
 	paused  bool
 	resume  *sync.Cond
-	ops     int
-	errors  map[string]int
+	counts  loadCounts
 	stopped chan struct{}
 	wg      sync.WaitGroup
 	active  sync.WaitGroup
@@ -61,7 +58,7 @@ func startLoad(ctx context.Context, cs kubernetes.Interface) (*load, error) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating namespace %s: %w", loadNamespace, err)
 	}
-	l := &load{cs: cs, errors: map[string]int{}, stopped: make(chan struct{})}
+	l := &load{cs: cs, counts: loadCounts{byKind: map[errorKind]int{}}, stopped: make(chan struct{})}
 	l.resume = sync.NewCond(&l.mu)
 	for w := range loadWorkers {
 		l.wg.Add(1)
@@ -138,17 +135,13 @@ func (l *load) waitRunning() bool {
 	return true
 }
 
-// record counts an operation and its error, by the error's first words.
+// record counts an operation and its error, by kind (see classify).
 func (l *load) record(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ops++
+	l.counts.ops++
 	if err != nil {
-		msg := err.Error()
-		if len(msg) > 60 {
-			msg = msg[:60]
-		}
-		l.errors[msg]++
+		l.counts.byKind[classify(err)]++
 	}
 }
 
@@ -175,17 +168,11 @@ func (l *load) stop() {
 	l.wg.Wait()
 }
 
-// take returns and resets the counts since the last take, as "ops, errors by kind".
-func (l *load) take() (int, string, int) {
+// take returns and resets the counts since the last take.
+func (l *load) take() loadCounts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ops, total := l.ops, 0
-	var kinds []string
-	for msg, n := range l.errors {
-		kinds = append(kinds, fmt.Sprintf("%dx %q", n, msg))
-		total += n
-	}
-	sort.Strings(kinds)
-	l.ops, l.errors = 0, map[string]int{}
-	return ops, strings.Join(kinds, ", "), total
+	c := l.counts
+	l.counts = loadCounts{byKind: map[errorKind]int{}}
+	return c
 }

@@ -99,7 +99,7 @@ func (r *runner) runScenario(ctx context.Context, sc scenario) error {
 	var before *clustercheck.Snapshot
 	current := sc.steps[0].members
 	for k, st := range sc.steps {
-		stepStart, since, flapsAtStart := time.Now(), time.Now(), flaps.count()
+		stepStart, since, flapsAtStart, stops := time.Now(), time.Now(), flaps.count(), 0
 		if k == 0 {
 			stepStart = start
 		}
@@ -112,6 +112,7 @@ func (r *runner) runScenario(ctx context.Context, sc scenario) error {
 				return nil
 			}
 			current[i] = st.members[i]
+			stops++
 			if k > 0 && sc.steps[k-1].unsafe && !hasUnsafeMix(current) {
 				since = time.Now() // The unsafe mix is gone: its warning may not show from here on.
 			}
@@ -121,8 +122,7 @@ func (r *runner) runScenario(ctx context.Context, sc scenario) error {
 		if err != nil {
 			return err
 		}
-		ops, errs, nerrs := l.take()
-		extra = append(extra, clustercheck.Row{Check: "load", Status: "ok", Detail: fmt.Sprintf("%d creates/deletes, %d failed %s", ops, nerrs, errs)})
+		extra = append(extra, loadRow(l.take(), stops))
 		extra = append(extra, familyRow(flaps.count()-flapsAtStart, k == 0 || st.families != sc.steps[k-1].families))
 		rows := append(result.Rows, extra...)
 		clustercheck.PrintTable(r.out, fmt.Sprintf("\n== scenario %s, step %d/%d: %s (%.0fs)\n   %s", sc.name, k+1, len(sc.steps), st.name, time.Since(stepStart).Seconds(), membersLine(current)), rows)

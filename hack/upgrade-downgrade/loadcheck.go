@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/netfork/netfork/internal/clustercheck"
+)
+
+// transportErrorsPerStop is how many of the load's requests may fail in transport for each
+// apiserver a step stops: each worker has one request in flight, and a stop breaks the
+// connection that carries it at most once.
+const transportErrorsPerStop = loadWorkers
+
+// errorKind is how the load row groups failed requests.
+type errorKind struct {
+	// name is "HTTP 500 InternalError", "transport: EOF", "other: ...".
+	name string
+	// transport marks a broken or refused connection, which a stopping apiserver may cause.
+	transport bool
+}
+
+// classify names err's kind: an API status by code and reason, a transport error by what
+// broke, anything else by its first words.
+func classify(err error) errorKind {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		s := status.Status()
+		return errorKind{name: fmt.Sprintf("HTTP %d %s", s.Code, s.Reason)}
+	}
+	switch {
+	case utilnet.IsConnectionRefused(err):
+		return errorKind{name: "transport: connection refused", transport: true}
+	case utilnet.IsConnectionReset(err):
+		return errorKind{name: "transport: connection reset", transport: true}
+	case utilnet.IsHTTP2ConnectionLost(err):
+		return errorKind{name: "transport: HTTP/2 connection lost", transport: true}
+	case utilnet.IsProbableEOF(err):
+		return errorKind{name: "transport: EOF or closed connection", transport: true}
+	}
+	msg := err.Error()
+	if len(msg) > 60 {
+		msg = msg[:60]
+	}
+	return errorKind{name: "other: " + msg}
+}
+
+// loadCounts are the load's operations and failures since the last take.
+type loadCounts struct {
+	ops    int
+	byKind map[errorKind]int
+}
+
+// loadRow judges a step's load: no request may fail but in transport, and those at most
+// transportErrorsPerStop for each of the stops apiservers the step stopped.
+func loadRow(c loadCounts, stops int) clustercheck.Row {
+	failed, transport, other := 0, 0, 0
+	var kinds []string
+	for k, n := range c.byKind {
+		failed += n
+		if k.transport {
+			transport += n
+		} else {
+			other += n
+		}
+		kinds = append(kinds, fmt.Sprintf("%dx %s", n, k.name))
+	}
+	sort.Strings(kinds)
+	allowed := stops * transportErrorsPerStop
+	detail := fmt.Sprintf("%d creates/deletes, %d failed", c.ops, failed)
+	if len(kinds) > 0 {
+		detail += " (" + strings.Join(kinds, ", ") + ")"
+	}
+	detail += fmt.Sprintf("; allowed: transport errors only, at most %d per stopped apiserver (%d stopped)", transportErrorsPerStop, stops)
+	row := clustercheck.Row{Check: "load", Status: "ok", Detail: detail}
+	if other > 0 || transport > allowed {
+		row.Status = "FAIL"
+	}
+	return row
+}
