@@ -37,8 +37,10 @@ import (
 // ErrStopped is what Reconcile and MarkTerminating return after StopReconciling.
 var ErrStopped = errors.New("the endpoint reconciler was stopped")
 
-// removeAttempts bounds how often Remove reads again after a peer's write got in between.
-const removeAttempts = 3
+// syncAttempts bounds how often MarkTerminating and Remove read again after a peer's write
+// got in between: each is the hand-off's one chance when the apiserver has no
+// --shutdown-delay-duration, and the next periodic reconcile never comes.
+const syncAttempts = 3
 
 // Config is what the lease reconciler needs to know of its apiserver.
 type Config struct {
@@ -121,8 +123,22 @@ func (r *LeaseReconciler) ValidateIP(ip net.IP) error {
 }
 
 // Reconcile refreshes this apiserver's address lease, then its upstream lease,
-// and writes the endpoints the leases call for.
+// and writes the endpoints the leases call for; a conflict waits for the next one.
 func (r *LeaseReconciler) Reconcile(ctx context.Context, ports []corev1.EndpointPort) (Decision, error) {
+	return r.refreshAndSync(ctx, ports, 1)
+}
+
+// MarkTerminating sets this apiserver's address lease terminating, then writes the
+// endpoints the leases call for, reading again after a peer's write got in between.
+func (r *LeaseReconciler) MarkTerminating(ctx context.Context, ports []corev1.EndpointPort) (Decision, error) {
+	if !r.terminating.Swap(true) {
+		klog.FromContext(ctx).Info("Publishing this apiserver as terminating in the kubernetes EndpointSlices", "addresses", r.addresses)
+	}
+	return r.refreshAndSync(ctx, ports, syncAttempts)
+}
+
+// refreshAndSync refreshes the leases, then syncs up to attempts times (see syncAgain).
+func (r *LeaseReconciler) refreshAndSync(ctx context.Context, ports []corev1.EndpointPort, attempts int) (Decision, error) {
 	if r.stopped.Load() {
 		return Decision{}, ErrStopped
 	}
@@ -131,15 +147,7 @@ func (r *LeaseReconciler) Reconcile(ctx context.Context, ports []corev1.Endpoint
 	if err := r.refresh(ctx); err != nil {
 		return Decision{}, err
 	}
-	return r.sync(ctx, ports, false)
-}
-
-// MarkTerminating sets this apiserver's address lease terminating, then reconciles.
-func (r *LeaseReconciler) MarkTerminating(ctx context.Context, ports []corev1.EndpointPort) (Decision, error) {
-	if !r.terminating.Swap(true) {
-		klog.FromContext(ctx).Info("Publishing this apiserver as terminating in the kubernetes EndpointSlices", "addresses", r.addresses)
-	}
-	return r.Reconcile(ctx, ports)
+	return r.syncAgain(ctx, ports, false, attempts)
 }
 
 // refresh writes the address lease first, so no peer ever sees the upstream
@@ -157,7 +165,7 @@ func (r *LeaseReconciler) refresh(ctx context.Context) error {
 
 // Remove deletes the upstream lease, then the address lease, and writes the
 // endpoints without this apiserver; it returns the decision for the apiservers
-// left. A peer's write in between makes it read and write again, a few times,
+// left. A peer's write in between makes it read and write again (syncAgain),
 // rather than leave the peer's view in place.
 func (r *LeaseReconciler) Remove(ctx context.Context, ports []corev1.EndpointPort) (Decision, error) {
 	r.lock.Lock()
@@ -173,12 +181,18 @@ func (r *LeaseReconciler) Remove(ctx context.Context, ports []corev1.EndpointPor
 		// nothing was published: a clean start, as upstream's reconciler sees it
 		return Decision{}, nil
 	}
+	return r.syncAgain(ctx, ports, r.stopped.Load(), syncAttempts)
+}
+
+// syncAgain runs sync until it succeeds, fails for another reason than a peer's write
+// between its read and its write, or has tried attempts times.
+func (r *LeaseReconciler) syncAgain(ctx context.Context, ports []corev1.EndpointPort, allowEmpty bool, attempts int) (Decision, error) {
 	var (
 		d   Decision
 		err error
 	)
-	for range removeAttempts {
-		if d, err = r.sync(ctx, ports, r.stopped.Load()); err == nil || !retryable(err) {
+	for range attempts {
+		if d, err = r.sync(ctx, ports, allowEmpty); err == nil || !retryable(err) {
 			return d, err
 		}
 	}

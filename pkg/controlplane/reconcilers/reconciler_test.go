@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
@@ -285,6 +286,31 @@ func TestReconcileTerminatingHandOff(t *testing.T) {
 		wantSlice(t, c, ServiceName, discoveryv1.AddressTypeIPv4, map[string]string{ipA: "ready"})
 		wantSlice(t, c, "kubernetes-ipv6", discoveryv1.AddressTypeIPv6, map[string]string{ip6A: "ready"})
 	}
+}
+
+// TestMarkTerminatingAfterAPeersWrite: a peer's write between the terminating apiserver's
+// read and its write makes it read and write again; with no shutdown delay that write is
+// its one chance to be published as terminating before it removes itself.
+func TestMarkTerminatingAfterAPeersWrite(t *testing.T) {
+	c := newCluster(t, corev1.IPv4Protocol, corev1.IPv6Protocol)
+	a, b := c.netfork(ipA, ip6A), c.netfork(ipB, ip6B)
+	c.reconcile(a)
+	c.reconcile(b)
+	conflicts := 0
+	c.client.PrependReactor("update", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		return true, nil, apierrors.NewConflict(discoveryv1.Resource("endpointslices"), ServiceName, errors.New("the object has been modified"))
+	})
+	if _, err := b.MarkTerminating(context.Background(), httpsPorts); err != nil {
+		t.Fatalf("MarkTerminating after one conflict: %v", err)
+	}
+	if conflicts != 1 {
+		t.Fatalf("%d conflicts injected, want 1", conflicts)
+	}
+	wantSlice(t, c, ServiceName, discoveryv1.AddressTypeIPv4, map[string]string{ipA: "ready", ipB: "terminating"})
 }
 
 // TestReconcileTerminatingWithUpstreamPeer: with an upstream apiserver live the

@@ -94,6 +94,9 @@ type Controller struct {
 
 	// decision is the reconciler's last; nil until it first succeeded.
 	decision atomic.Pointer[reconcilers.Decision]
+	// reconciled is set once the apiserver is ready and has reconciled, successfully
+	// or not: its leases may be out, and a peer may publish it from them.
+	reconciled atomic.Bool
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
@@ -208,6 +211,7 @@ func (c *Controller) run(ctx context.Context) {
 // would make two apiservers that saw the leases a moment apart flip the
 // Service back and forth.
 func (c *Controller) reconcileEndpoints(ctx context.Context) {
+	c.reconciled.Store(true)
 	d, err := c.Reconciler.Reconcile(ctx, c.endpointPorts())
 	if err != nil {
 		if !errors.Is(err, reconcilers.ErrStopped) {

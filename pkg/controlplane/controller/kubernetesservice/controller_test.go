@@ -227,6 +227,22 @@ func TestStopBeforeReady(t *testing.T) {
 	}
 }
 
+// TestStopHandsOffAfterFailedReconciles: an apiserver whose reconciles all lost to a
+// peer's write still hands off; peers publish it from the lease each one refreshed.
+func TestStopHandsOffAfterFailedReconciles(t *testing.T) {
+	tc := newTestController(t, Config{Interval: 50 * time.Millisecond})
+	tc.rec.reconcileErr = apierrors.NewConflict(schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, "kubernetes", errors.New("the object has been modified"))
+	tc.reconcileEndpoints(context.Background())
+	if tc.decision.Load() != nil {
+		t.Fatal("a failed reconcile left a decision")
+	}
+	tc.Stop()
+	want := []string{"Reconcile", "MarkTerminating", "StopReconciling", "Remove", "Destroy"}
+	if names := tc.rec.callNames(); !reflect.DeepEqual(names, want) {
+		t.Errorf("calls %v, want %v", names, want)
+	}
+}
+
 func TestNewRejects(t *testing.T) {
 	tc := newTestController(t, Config{})
 	for name, cfg := range map[string]Config{

@@ -48,6 +48,8 @@ type fakeReconciler struct {
 	removed reconcilers.Decision
 	calls   []call
 	stopped bool
+	// reconcileErr fails every Reconcile, as a peer's write in between does.
+	reconcileErr error
 }
 
 type call struct {
@@ -79,6 +81,9 @@ func (f *fakeReconciler) Reconcile(context.Context, []corev1.EndpointPort) (reco
 	defer f.mu.Unlock()
 	if f.stopped {
 		return reconcilers.Decision{}, reconcilers.ErrStopped
+	}
+	if f.reconcileErr != nil {
+		return reconcilers.Decision{}, f.reconcileErr
 	}
 	return f.decision, nil
 }

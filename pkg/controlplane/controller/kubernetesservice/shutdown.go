@@ -58,12 +58,14 @@ func (c *Controller) Stop() {
 }
 
 // handOff publishes this apiserver as terminating until removeAt, refreshing
-// its leases every interval, then removes it. An apiserver that never
-// published itself (it never became ready) only cleans up.
+// its leases every interval, then removes it. An apiserver that never became
+// ready only cleans up; one that reconciled hands off even when none of its
+// reconciles succeeded (a peer's write got in between), since peers publish it
+// from the lease each reconcile refreshed first.
 func (c *Controller) handOff(ctx context.Context, removeAt time.Time) {
 	logger := klog.FromContext(ctx)
 	ports := c.endpointPorts()
-	if c.decision.Load() != nil {
+	if c.reconciled.Load() {
 		for {
 			if _, err := c.Reconciler.MarkTerminating(ctx, ports); err != nil {
 				logger.Error(err, "Publishing this apiserver as terminating")
