@@ -28,6 +28,7 @@
 #   COMBINATIONS       which valid combinations, in order, as M/D/S triples of t and f
 #                      (default all six: "ttf tff ftf ftt tft ttt")
 #   GINKGO_LABEL_FILTER passed to the suite (default: every API-level spec)
+# Each combination's check, suite output and apiserver/etcd logs stay in GATES_DATA_DIR.run/.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/localup.sh"
 
@@ -109,6 +110,7 @@ run_combination() {
   if ! netfork::localup::start "${data_dir}" --port "${port}" --apiservers 3 -- --feature-gates="$(gates "${c}")"; then
     rows+=("${c}|$(gates "${c}")|-|-|-|-|$((SECONDS - start))|FAIL: local-up did not start")
     failed=1
+    [[ -d "${data_dir}/logs" ]] && cp -r "${data_dir}/logs" "${log}.logs" && netfork::log "${c}: logs in ${log}.logs"
     return
   fi
   export KUBECONFIG="${data_dir}/kubeconfig"
@@ -137,7 +139,12 @@ run_combination() {
     passed="${BASH_REMATCH[1]}" failedn="${BASH_REMATCH[2]}" skipped="${BASH_REMATCH[3]}"
   fi
   netfork::localup::stop
-  [[ "${result}" != ok ]] && failed=1
+  # local-up truncates its logs at its next start: keep this combination's.
+  cp -r "${data_dir}/logs" "${log}.logs"
+  if [[ "${result}" != ok ]]; then
+    failed=1
+    netfork::log "${c}: ${result}; apiserver and etcd logs in ${log}.logs"
+  fi
   rows+=("${c}|$(gates "${c}")|${passed}|${failedn}|${skipped}|${kept:--}|$((SECONDS - start))|${result}")
   previous="${c}"
 }

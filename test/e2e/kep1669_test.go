@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/onsi/gomega"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -35,10 +37,27 @@ import (
 )
 
 // endpointStates records, per address of the primary kubernetes EndpointSlice, every
-// condition set a watch saw it with, e.g. "ready=false serving=true terminating=true".
+// condition set a watch saw it with, e.g. "ready=false serving=true terminating=true",
+// and how each of the watch's connections went.
 type endpointStates struct {
 	mu   sync.Mutex
 	seen map[string][]string
+	// watchLog says when each watch connection started and why it ended.
+	watchLog []string
+}
+
+// logWatch notes one thing that happened to the watch.
+func (e *endpointStates) logWatch(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.watchLog = append(e.watchLog, time.Now().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
+}
+
+// watchHistory is the watch's log, one line per event.
+func (e *endpointStates) watchHistory() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return strings.Join(e.watchLog, "\n")
 }
 
 // record notes the conditions of every endpoint in slice.
@@ -120,7 +139,10 @@ var _ = ginkgo.Describe("A stopping apiserver [KEP-1669]", ginkgo.Label("KEP-166
 		if handOff {
 			gomega.Eventually(func() []string { return states.states(removed) }).WithTimeout(10*time.Second).Should(
 				gomega.ContainElement("ready=false serving=true terminating=true"),
-				"apiserver %d (%s) left without first being serving and terminating", n-1, removed)
+				func() string {
+					return fmt.Sprintf("apiserver %d (%s) left without first being serving and terminating; the watch:\n%s",
+						n-1, removed, states.watchHistory())
+				})
 		}
 
 		start(ctx)
@@ -141,23 +163,79 @@ func terminatingHandOff(ctx context.Context) bool {
 
 // watchPrimarySlice records every state of the primary kubernetes EndpointSlice until
 // the spec ends. It resumes from the last resource version when its connection breaks,
-// as it does when the apiserver serving it is the one stopped, so no update is missed.
+// as it does when the apiserver serving it is the one stopped, so no update is missed;
+// states logs each connection and why it ended, and any error the watch reported.
 func watchPrimarySlice(ctx context.Context, cs kubernetes.Interface, states *endpointStates) {
 	list, err := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, kubernetesSlices)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	api := cs.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault)
 	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.LabelSelector = kubernetesSlices.LabelSelector
-		return api.Watch(ctx, opts)
+		w, err := api.Watch(ctx, opts)
+		if err != nil {
+			states.logWatch("watch from resourceVersion %s failed to start: %v", opts.ResourceVersion, err)
+			return nil, err
+		}
+		states.logWatch("watch from resourceVersion %s started", opts.ResourceVersion)
+		return newLoggedWatch(ctx, w, states), nil
 	}}
 	w, err := watchtools.NewRetryWatcherWithContext(context.WithoutCancel(ctx), list.ResourceVersion, lw)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(w.Stop)
 	go func() {
 		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				states.logWatch("the retrying watch reported %v", apierrors.FromObject(ev.Object))
+			}
 			if s, ok := ev.Object.(*discoveryv1.EndpointSlice); ok && s.Name == "kubernetes" && ev.Type != watch.Deleted {
 				states.record(s)
 			}
 		}
+		states.logWatch("the retrying watch ended")
 	}()
+}
+
+// loggedWatch passes one watch connection's events on and logs why the connection ended:
+// closed by the server, stopped by the client, or its context done; and every error event.
+type loggedWatch struct {
+	inner    watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func newLoggedWatch(ctx context.Context, inner watch.Interface, states *endpointStates) *loggedWatch {
+	w := &loggedWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
+	go func() {
+		defer close(w.out)
+		events := 0
+		for ev := range inner.ResultChan() {
+			events++
+			if ev.Type == watch.Error {
+				states.logWatch("error event: %v", apierrors.FromObject(ev.Object))
+			}
+			select {
+			case w.out <- ev:
+			case <-w.stop:
+				states.logWatch("stopped by the client after %d events", events)
+				return
+			}
+		}
+		select {
+		case <-w.stop:
+			states.logWatch("stopped by the client after %d events", events)
+		case <-ctx.Done():
+			states.logWatch("ended with its context (%v) after %d events", context.Cause(ctx), events)
+		default:
+			states.logWatch("closed by the server after %d events", events)
+		}
+	}()
+	return w
+}
+
+func (w *loggedWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *loggedWatch) Stop() {
+	w.stopOnce.Do(func() { close(w.stop) })
+	w.inner.Stop()
 }
