@@ -94,22 +94,35 @@ func (a *Allocators) readLegacyBitmaps(c Config) error {
 		if b.cidr.IP == nil {
 			continue
 		}
-		m, err := allocator.NewAllocationMap(1, b.cidr.String(), 0)
+		reader, err := c.legacyBitmapReader(b.cidr, b.key)
 		if err != nil {
 			return err
 		}
-		etcd, err := allocatorstorage.New(m, b.key, c.StorageConfig)
-		if err != nil {
-			return err
-		}
-		a.destroy = append(a.destroy, etcd.Destroy)
+		a.destroy = append(a.destroy, reader.Destroy)
 		family := api.IPv4Protocol
 		if b.cidr.IP.To4() == nil {
 			family = api.IPv6Protocol
 		}
-		a.LegacyBitmaps[family] = etcd
+		a.LegacyBitmaps[family] = reader
 	}
 	return nil
+}
+
+// legacyBitmapReader opens the bitmap at key for reading only. Its map is laid
+// out over cidr as a bitmap-only apiserver lays out the one it writes, since
+// the storage logs stored bits past the map's size as bad data: a smaller map
+// would log every healthy bitmap with a high address allocated.
+func (c Config) legacyBitmapReader(cidr net.IPNet, key string) (*allocatorstorage.Etcd, error) {
+	var reader *allocatorstorage.Etcd
+	_, err := New(&cidr, func(size int, rangeSpec string, band int) (upstreamallocator.Interface, error) {
+		m, err := allocator.NewAllocationMap(size, rangeSpec, band)
+		if err != nil {
+			return nil, err
+		}
+		reader, err = allocatorstorage.New(m, key, c.StorageConfig, allocatorstorage.WithDescription("ClusterIP bitmap", bitmapFlag(key)))
+		return reader, err
+	})
+	return reader, err
 }
 
 // Destroy releases what the allocators hold (watches, goroutines).

@@ -17,6 +17,7 @@ limitations under the License.
 package ipallocator
 
 import (
+	"net"
 	"strings"
 	"testing"
 
@@ -42,15 +43,15 @@ func seamConfig(t *testing.T, s storagetest.Storage) Config {
 	}
 }
 
-// seedBitmap stores a bitmap at key as another apiserver would have.
-func seedBitmap(t *testing.T, s storagetest.Storage, key, rangeSpec string) {
+// seedBitmap stores snapshot at key as another apiserver would have.
+func seedBitmap(t *testing.T, s storagetest.Storage, key string, snapshot *api.RangeAllocation) {
 	t.Helper()
-	e, err := allocatorstorage.New(mustMap(t, rangeSpec), key, s.ServiceIPs)
+	e, err := allocatorstorage.New(mustMap(t, snapshot.Range), key, s.ServiceIPs)
 	if err != nil {
 		t.Fatalf("storage.New: %v", err)
 	}
 	defer e.Destroy()
-	if err := e.CreateOrUpdate(&api.RangeAllocation{Range: rangeSpec}); err != nil {
+	if err := e.CreateOrUpdate(snapshot); err != nil {
 		t.Fatalf("seeding %s: %v", key, err)
 	}
 }
@@ -100,7 +101,7 @@ func TestNewAllocators(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := storagetest.New(t)
 			for key, rangeSpec := range tc.seed {
-				seedBitmap(t, s, key, rangeSpec)
+				seedBitmap(t, s, key, &api.RangeAllocation{Range: rangeSpec})
 			}
 
 			c := seamConfig(t, s)
@@ -180,6 +181,59 @@ func TestBitmapModeAllocatesThroughEtcd(t *testing.T) {
 	t.Cleanup(other.Destroy)
 	if !other.Primary.Has(ip) {
 		t.Errorf("a second apiserver does not see %s", ip)
+	}
+}
+
+// TestLegacyBitmapReadersHoldTheWholeRange reads, as an IPAddress apiserver
+// that does not dual-write reads them, bitmaps that upstream's bitmap-only
+// apiserver wrote with the last address of each range allocated: being full up
+// to the end is no bad data, and must not be logged as such (the readers once
+// had a one-offset map and logged a healthy /20 as "size=1 bits=4007").
+func TestLegacyBitmapReadersHoldTheWholeRange(t *testing.T) {
+	logs := captureLogs(t)
+	s := storagetest.New(t)
+	c := seamConfig(t, s)
+	c.PrimaryRange = *mustCIDR(t, "10.104.0.0/20")
+	bitmaps := []struct {
+		key, last string
+		family    api.IPFamily
+		cidr      net.IPNet
+	}{
+		{PrimaryBitmapKey, "10.104.15.254", api.IPv4Protocol, c.PrimaryRange},
+		{SecondaryBitmapKey, "fd00::ff", api.IPv6Protocol, c.SecondaryRange},
+	}
+	for _, b := range bitmaps {
+		upstream := newUpstreamRange(t, b.cidr.String())
+		if err := upstream.Allocate(ip(t, b.last)); err != nil {
+			t.Fatalf("upstream Allocate(%s): %v", b.last, err)
+		}
+		snapshot := &api.RangeAllocation{}
+		if err := upstream.Snapshot(snapshot); err != nil {
+			t.Fatalf("upstream Snapshot: %v", err)
+		}
+		seedBitmap(t, s, b.key, snapshot)
+	}
+	a, err := NewAllocators(c)
+	if err != nil {
+		t.Fatalf("NewAllocators: %v", err)
+	}
+	t.Cleanup(a.Destroy)
+
+	for _, b := range bitmaps {
+		reader := a.LegacyBitmaps[b.family]
+		if reader == nil {
+			t.Fatalf("no reader for the %s bitmap", b.family)
+		}
+		stored, err := reader.Get()
+		if err != nil {
+			t.Fatalf("reading %s: %v", b.key, err)
+		}
+		if r, err := NewFromSnapshot(stored); err != nil || !r.Has(ip(t, b.last)) {
+			t.Errorf("%s as read does not hold %s (%v)", b.key, b.last, err)
+		}
+	}
+	if got := logs.lines("Stored data marks values past the end"); len(got) > 0 {
+		t.Errorf("reading bitmaps full up to their ends reported bad data: %q", got)
 	}
 }
 

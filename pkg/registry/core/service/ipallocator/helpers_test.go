@@ -21,8 +21,11 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 	netutils "k8s.io/utils/net"
@@ -103,4 +106,28 @@ func mustMap(t testing.TB, rangeSpec string) *allocator.AllocationMap {
 		t.Fatalf("NewAllocationMap: %v", err)
 	}
 	return m
+}
+
+// testLogs is what klog logged during a test, see captureLogs.
+type testLogs struct{ logger klog.Logger }
+
+// captureLogs sends klog's global output to a buffer until the test ends, for
+// code that logs through klog.Background(). Tests that use it must not run in
+// parallel with others, which would log into the same buffer.
+func captureLogs(t *testing.T) testLogs {
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	klog.SetLogger(logger)
+	t.Cleanup(klog.ClearLogger)
+	return testLogs{logger: logger}
+}
+
+// lines are the logged lines that contain substr.
+func (l testLogs) lines(substr string) []string {
+	var out []string
+	for _, line := range strings.Split(l.logger.GetSink().(ktesting.Underlier).GetBuffer().String(), "\n") {
+		if strings.Contains(line, substr) {
+			out = append(out, line)
+		}
+	}
+	return out
 }
