@@ -62,11 +62,11 @@ test-e2e-gates: ## Run the feature-gate matrix: every valid gate combination on 
 	hack/test-e2e-gates.sh
 
 .PHONY: test-upgrade
-test-upgrade: ## Run the upgrade/downgrade scenarios with real upstream binaries (VERSIONS=v1.36.3,v1.35.4,v1.33.13 for older ones).
+test-upgrade: ## Run the upgrade/downgrade scenarios with real upstream binaries (VERSIONS=v1.37.1,v1.36.3,v1.35.4,v1.33.13 for the skew peer and older ones).
 	hack/upgrade-downgrade.sh
 
 .PHONY: test-e2e-ci
-test-e2e-ci: ## What CI runs after make test: the e2e suite, the gate matrix and the v1.37.1 upgrade scenarios, on local-up.
+test-e2e-ci: ## What CI runs after make test: the e2e suite, the gate matrix and the pinned release's upgrade scenarios, on local-up.
 	hack/test-e2e-ci.sh
 
 .PHONY: test-netns

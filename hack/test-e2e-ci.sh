@@ -20,6 +20,7 @@
 # running. LOCAL_UP_PORT moves every local-up (default 6443); CI_GATES and CI_SCENARIOS
 # narrow the matrix (COMBINATIONS) and the scenarios (SCENARIOS) to fit CI's time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
+source "${NETFORK_ROOT}/hack/lib/gomod.sh"
 
 failed=()
 part() {
@@ -36,7 +37,7 @@ part() {
 
 part "e2e suite" hack/test-e2e.sh
 part "gate matrix" env COMBINATIONS="${CI_GATES:-ttf tff ftf ftt tft ttt}" hack/test-e2e-gates.sh
-part "upgrade/downgrade (v1.37.1)" env VERSIONS= SCENARIOS="${CI_SCENARIOS:-a,b,c}" hack/upgrade-downgrade.sh
+part "upgrade/downgrade ($(netfork::gomod::k8s_version go.mod))" env VERSIONS= SCENARIOS="${CI_SCENARIOS:-a,b,c}" hack/upgrade-downgrade.sh
 
 if [[ ${#failed[@]} -gt 0 ]]; then
   netfork::log "failed: ${failed[*]}"

@@ -20,9 +20,10 @@
 # joining and leaving, then a downgrade to upstream) on a 3-apiserver local-up under load,
 # with real upstream binaries from hack/upstream-apiserver.sh. It prints a table per step
 # and a summary, and exits 1 when any step fails.
-#   VERSIONS       upstream releases besides the pinned one (v1.37.1), comma-separated, e.g.
-#                  VERSIONS=v1.36.3,v1.35.4,v1.33.13: scenario a runs once per release
-#                  (v1.33.x aside), b once more with v1.33.x as the bitmap-only apiserver
+#   VERSIONS       upstream releases besides the pinned one (go.mod's k8s.io/kubernetes),
+#                  comma-separated, e.g. VERSIONS=v1.37.1,v1.36.3,v1.35.4,v1.33.13: scenario a
+#                  runs once per release (v1.33.x aside), b once more with v1.33.x as the
+#                  bitmap-only apiserver; hack/upstream/ holds the modules they build from
 #   SCENARIOS      which scenarios (default a,b,c)
 #   LOCAL_UP_PORT  local-up's --port (default 6443)
 #   UPGRADE_ARGS   more flags for the Go harness (e.g. --repair-interval=1m)

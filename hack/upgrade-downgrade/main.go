@@ -18,9 +18,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -62,7 +64,7 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	fs.IntVar(&o.port, "port", 6443, "local-up's --port")
 	fs.StringArrayVar(&o.binaryFlags, "binary", nil, "NAME=PATH: netfork=PATH for netfork's kube-apiserver, vX.Y.Z=PATH for an upstream release (repeatable)")
 	fs.StringSliceVar(&o.which, "scenarios", []string{"a", "b", "c"}, "which scenarios: a (upstream → netfork → back), b (KEP-1880 migration and rollback), c (dual-stack with upstream joining)")
-	fs.StringVar(&o.pinned, "pinned", "v1.37.1", "the upstream release netfork is built on, which scenario c runs beside netfork")
+	fs.StringVar(&o.pinned, "pinned", "", "the upstream release netfork is built on, which scenario c runs beside netfork (default: go.mod's k8s.io/kubernetes, from go list -m)")
 	fs.DurationVar(&o.repairInterval, "repair-interval", 3*time.Minute, "how long IPAddresses and the expected warning may take (upstream's repair interval)")
 	fs.DurationVar(&o.settle, "settle", time.Minute, "how long the kubernetes Service and the bitmaps may take to agree")
 	if err := fs.Parse(args); err != nil {
@@ -88,6 +90,13 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	if o.binaries["netfork"] == "" {
 		return fmt.Errorf("--binary netfork=PATH is required")
 	}
+	if o.pinned == "" {
+		pinned, err := pinnedRelease()
+		if err != nil {
+			return err
+		}
+		o.pinned = pinned
+	}
 	if o.binaries[o.pinned] == "" {
 		return fmt.Errorf("--binary %s=PATH is required: scenario c runs upstream %s beside netfork", o.pinned, o.pinned)
 	}
@@ -95,6 +104,24 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 		return fmt.Errorf("--local-up: %w", err)
 	}
 	return nil
+}
+
+// pinnedRelease is the k8s.io/kubernetes version go.mod requires, read with go list in
+// the module the harness runs from.
+func pinnedRelease() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes").Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+	}
+	if err != nil {
+		return "", fmt.Errorf("--pinned not given, and go list -m k8s.io/kubernetes failed (%w): run in netfork's module or pass --pinned vX.Y.Z", err)
+	}
+	version := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(version, "v1.") {
+		return "", fmt.Errorf("--pinned not given, and go list -m k8s.io/kubernetes printed %q, not a release: pass --pinned vX.Y.Z", version)
+	}
+	return version, nil
 }
 
 // run parses the flags, runs the scenarios and prints the summary; the exit code is 1

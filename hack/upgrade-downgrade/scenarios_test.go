@@ -17,13 +17,15 @@ limitations under the License.
 package main
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestScenariosPerVersion(t *testing.T) {
-	list, err := scenarios([]string{"a", "b", "c"}, []string{"v1.37.1", "v1.36.3", "v1.33.13"}, "v1.37.1")
+	list, err := scenarios([]string{"a", "b", "c"}, []string{"v1.37.2", "v1.37.1", "v1.36.3", "v1.33.13"}, "v1.37.2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,16 +33,16 @@ func TestScenariosPerVersion(t *testing.T) {
 	for _, sc := range list {
 		names = append(names, sc.name)
 	}
-	if got, want := strings.Join(names, " "), "a/v1.37.1 a/v1.36.3 b/netfork b/v1.33.13 c/v1.37.1"; got != want {
+	if got, want := strings.Join(names, " "), "a/v1.37.2 a/v1.37.1 a/v1.36.3 b/netfork b/v1.33.13 c/v1.37.2"; got != want {
 		t.Fatalf("scenarios = %s, want %s", got, want)
 	}
-	if _, err := scenarios([]string{"d"}, nil, "v1.37.1"); err == nil || !strings.Contains(err.Error(), `unknown scenario "d"`) {
+	if _, err := scenarios([]string{"d"}, nil, "v1.37.2"); err == nil || !strings.Contains(err.Error(), `unknown scenario "d"`) {
 		t.Fatalf("scenario d: %v", err)
 	}
 }
 
 func TestExactlyOneUnsafeStepMixesBitmapOnlyWithoutDualWrite(t *testing.T) {
-	for _, sc := range []scenario{scenarioB(netfork("MultiCIDRServiceAllocator=false"), "netfork"), scenarioB(upstream("v1.33.13", "--feature-gates=MultiCIDRServiceAllocator=false"), "v1.33.13"), scenarioA("v1.36.3"), scenarioC("v1.37.1")} {
+	for _, sc := range []scenario{scenarioB(netfork("MultiCIDRServiceAllocator=false"), "netfork"), scenarioB(upstream("v1.33.13", "--feature-gates=MultiCIDRServiceAllocator=false"), "v1.33.13"), scenarioA("v1.36.3"), scenarioC("v1.37.2")} {
 		unsafe := 0
 		for _, st := range sc.steps {
 			if hasUnsafeMix(st.members) != st.unsafe {
@@ -86,5 +88,19 @@ func TestFamilyWatchCountWaitsForAFreshRead(t *testing.T) {
 	}()
 	if got := f.count(); got != 1 {
 		t.Fatalf("count = %d, want the change seen by the read that started after the call", got)
+	}
+}
+
+func TestPinnedReleaseIsGoModsKubernetes(t *testing.T) {
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*k8s\.io/kubernetes (v1\.\S+)`).FindSubmatch(gomod)
+	if m == nil {
+		t.Fatal("go.mod requires no k8s.io/kubernetes")
+	}
+	if got, err := pinnedRelease(); err != nil || got != string(m[1]) {
+		t.Fatalf("pinnedRelease() = %q, %v; want go.mod's %s", got, err, m[1])
 	}
 }
