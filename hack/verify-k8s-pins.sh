@@ -17,7 +17,9 @@
 # modules upstream's go.mod replaces to ./staging, each at the staging version matching the
 # k8s.io/kubernetes requirement, in sorted order. It prints one line per problem.
 # GOMOD_FILE=path checks another go.mod (e.g. a copy) instead of the repo's; without it the
-# script checks the repo's go.mod and every upstream release's module in hack/upstream/.
+# script checks the repo's go.mod and every upstream release's module in hack/upstream/, and
+# then prints a notice (not a failure) when the module proxy serves a newer patch release of
+# k8s.io/kubernetes than go.mod pins.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
 
@@ -27,6 +29,7 @@ if [[ -z "${GOMOD_FILE:-}" ]]; then
     [[ -f "${gomod}" ]] || continue
     GOMOD_FILE="${gomod}" "$0" || status=1
   done
+  netfork::gomod::notice_newer_patch go.mod
   exit "${status}"
 fi
 

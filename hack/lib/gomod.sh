@@ -95,3 +95,44 @@ netfork::gomod::served() {
   netfork::log "k8s.io/kubernetes ${version} is not served by the module proxy (it serves: ${served% })"
   return 1
 }
+
+# netfork::gomod::newer_patch prints the newest of versions (as the module proxy lists them)
+# that is a release of pinned's minor version with a higher patch number, and nothing when
+# there is none; pre-releases never count, and a pinned pre-release is older than its
+# release. Usage: newer_patch v1.37.1 v1.36.3 v1.37.2 ...
+netfork::gomod::newer_patch() {
+  local pinned="$1" newest="" v minor best
+  shift
+  [[ "${pinned}" =~ ^v1\.([0-9]+)\.([0-9]+)(-.+)?$ ]] || return 0
+  minor="${BASH_REMATCH[1]}"
+  best="${BASH_REMATCH[2]}"
+  if [[ -n "${BASH_REMATCH[3]}" ]]; then
+    best=$((best - 1))
+  fi
+  for v in "$@"; do
+    if [[ "${v}" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] && ((BASH_REMATCH[1] == minor && BASH_REMATCH[2] > best)); then
+      best="${BASH_REMATCH[2]}"
+      newest="${v}"
+    fi
+  done
+  if [[ -n "${newest}" ]]; then
+    echo "${newest}"
+  fi
+}
+
+# netfork::gomod::notice_newer_patch says, in one line, when the module proxy serves a newer
+# patch release of k8s.io/kubernetes than gomod pins, or that it could not ask the proxy.
+# It is a notice, never a failure: it always returns 0, within seconds when offline.
+netfork::gomod::notice_newer_patch() {
+  local gomod="$1" pinned served newer
+  pinned="$(netfork::gomod::k8s_version "${gomod}")" || return 0
+  if ! served="$(cd "$(dirname "${gomod}")" && timeout 30 go list -m -versions k8s.io/kubernetes 2>/dev/null)"; then
+    netfork::log "notice: could not ask the module proxy whether a release newer than k8s.io/kubernetes ${pinned} is served (offline?); not checked"
+    return 0
+  fi
+  read -r -a served <<<"${served}"
+  newer="$(netfork::gomod::newer_patch "${pinned}" "${served[@]:1}")"
+  if [[ -n "${newer}" ]]; then
+    netfork::log "notice: the module proxy serves k8s.io/kubernetes ${newer}, newer than the pinned ${pinned}; move to it with hack/bump-k8s.sh ${newer}"
+  fi
+}
