@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command kube-apiserver is netfork's drop-in for upstream's kube-apiserver
-// v1.37.1: same flags, APIs and storage, assembled through netfork's control plane.
+// v1.37.2: same flags, APIs and storage, assembled through netfork's control plane.
 package main
 
 import (

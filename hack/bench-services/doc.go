@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command bench-services measures how fast a kube-apiserver creates and deletes Services
 // with ClusterIPs and NodePorts, comparing netfork in each allocator mode with upstream
-// v1.37.1's binary and with a headless floor that allocates nothing.
+// kube-apiserver at the release go.mod pins and with a headless floor that allocates nothing.
 //
 // Every run (one contender, one N, one K, one round) gets a fresh embedded etcd in this
 // process and fresh kube-apiserver child processes (--apiservers, default one, the

@@ -165,7 +165,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Contenders, "contenders", o.Contenders, "contenders to run, in this order within a round")
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
-	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream v1.37.1 kube-apiserver built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
+	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream's kube-apiserver at the release go.mod pins, built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
 	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of the netfork contender's apiserver, taken from the start of each --profile-phase, and its heap profiles before and after each phase")
 	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
 	fs.StringVar(&o.ProfilePhase, "profile-phase", o.ProfilePhase, "phase each --profile CPU profile starts with: create or delete")

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package controlplane assembles netfork's kube-apiserver on upstream's
-// k8s.io/kubernetes/pkg/controlplane (v1.37.1). Upstream's configuration,
+// k8s.io/kubernetes/pkg/controlplane (v1.37.2). Upstream's configuration,
 // its Complete (discovery addresses, defaults, every endpoint reconciler
 // netfork does not change) and its list of storage providers are used as they
 // are; netfork replaces, by API group, the core provider (its Service storage)

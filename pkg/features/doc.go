@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package features owns the feature gates netfork adds to upstream's
-// k8s.io/kubernetes/pkg/features (v1.37.1) and the two it unlocks.
+// k8s.io/kubernetes/pkg/features (v1.37.2) and the two it unlocks.
 //
 // Upstream 1.37 locks MultiCIDRServiceAllocator and DisableAllocatorDualWrite
 // to true, and a locked spec cannot be set in upstream's gate. Gate is the

@@ -17,7 +17,7 @@ limitations under the License.
 // Package reconcilers is netfork's lease endpoint reconciler for the
 // `kubernetes` Service (KEP-2438 dual-stack apiserver, KEP-1669 terminating
 // hand-off). It stands where upstream keeps
-// k8s.io/kubernetes/pkg/controlplane/reconcilers (v1.37.1) and replaces that
+// k8s.io/kubernetes/pkg/controlplane/reconcilers (v1.37.2) and replaces that
 // package's lease reconciler (lease.go, with endpointsadapter.go) when the
 // DualStackAPIServer gate is on; with the gate off netfork builds upstream's,
 // unchanged. Upstream's reconciler stores one IP per apiserver, writes the

@@ -134,7 +134,7 @@ func TestBitmapRestartKeepsAllocations(t *testing.T) {
 
 // TestBitmapConcurrentApiservers runs two netfork apiservers in bitmap mode on
 // one etcd and creates Services through both at once: the shared bitmaps must
-// never hand one ClusterIP or NodePort to two Services. (Upstream's v1.37.1
+// never hand one ClusterIP or NodePort to two Services. (Upstream's 1.37
 // binary cannot take the second seat: it locks MultiCIDRServiceAllocator to true
 // and refuses to emulate 1.33, the last version where the gate was unlocked.)
 func TestBitmapConcurrentApiservers(t *testing.T) {

@@ -370,7 +370,7 @@ func startDualStack(t *testing.T, prefix string, i int, flags ...string) *framew
 // TestDualStackLeaseReconciler runs KEP-2438's skew scenarios on one etcd:
 // three dual-stack netfork apiservers make the kubernetes Service dual-stack;
 // a live apiserver without an address lease (a stale upstream lease, then
-// upstream's real v1.37.1 binary) makes it single-stack exactly as upstream
+// upstream's real binary at the pinned release) makes it single-stack exactly as upstream
 // writes it, with no write at all while both kinds run; once that lease is
 // gone it is dual-stack again. Last, a graceful shutdown hands off as
 // KEP-1669 asks.

@@ -154,9 +154,9 @@ func TestIPAddressRepairRemovesOrphansAfterGrace(t *testing.T) {
 	waitRepairEvent(ctx, t, s.Client, "IPAddress", orphans[0].ip, "IPAddressNotAllocated")
 }
 
-// TestIPAddressRepairSkewWithUpstream runs netfork's repair loop and upstream
-// v1.37.1's on one etcd: the IPAddress netfork's repair creates for a Service
-// stored without one passes upstream's first pass and informer-driven checks,
+// TestIPAddressRepairSkewWithUpstream runs netfork's repair loop and upstream's
+// (the release go.mod pins) on one etcd: the IPAddress netfork's repair creates
+// for a Service stored without one passes upstream's first pass and informer-driven checks,
 // and the one upstream's allocator creates passes netfork's informer-driven
 // checks and first pass; neither is recreated (same UID) nor flagged.
 func TestIPAddressRepairSkewWithUpstream(t *testing.T) {

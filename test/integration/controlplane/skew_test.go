@@ -34,8 +34,8 @@ import (
 	"github.com/netfork/netfork/test/integration/framework"
 )
 
-// TestSkewWithUpstream runs a netfork and an upstream v1.37.1 kube-apiserver on
-// one etcd: Services created concurrently through both get distinct ClusterIPs
+// TestSkewWithUpstream runs a netfork and an upstream kube-apiserver (the release
+// go.mod pins) on one etcd: Services created concurrently through both get distinct ClusterIPs
 // with IPAddresses, each apiserver sees the Services the other created and
 // accepts updates to them, and neither kind's repair loop flags or removes the
 // other's IPAddresses, not even in a full pass over all of them.

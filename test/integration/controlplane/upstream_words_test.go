@@ -29,7 +29,7 @@ import (
 )
 
 // TestAllocationErrorsAreUpstreamsWords sends the same bad Services to
-// upstream v1.37.1's apiserver and to netfork's, each on a cluster of its own
+// upstream's apiserver at the pinned release and to netfork's, each on a cluster of its own
 // with the same flags, and compares the errors byte for byte: tools read the
 // Service CIDR out of them (upstream #141152).
 func TestAllocationErrorsAreUpstreamsWords(t *testing.T) {

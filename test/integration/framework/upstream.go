@@ -35,7 +35,8 @@ import (
 // UpstreamBinaryEnv names a prebuilt upstream kube-apiserver to use instead of building one.
 const UpstreamBinaryEnv = "NETFORK_UPSTREAM_APISERVER"
 
-// upstreamPackage is upstream's command, built from this module's graph so it is exactly v1.37.1.
+// upstreamPackage is upstream's command, built from this module's graph so it is exactly the
+// k8s.io/kubernetes release go.mod pins.
 const upstreamPackage = "k8s.io/kubernetes/cmd/kube-apiserver"
 
 var (
@@ -125,7 +126,7 @@ func repoRoot() (string, error) {
 	}
 }
 
-// StartUpstreamAPIServer runs upstream's kube-apiserver v1.37.1 as a process
+// StartUpstreamAPIServer runs upstream's kube-apiserver at the pinned release as a process
 // on the package's etcd with the same defaults as StartAPIServer, waits for
 // /readyz, and stops it (by its PID) when the test ends.
 func StartUpstreamAPIServer(t *testing.T, opts ...Option) *APIServer {

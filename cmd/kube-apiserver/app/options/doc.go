@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package options is netfork's kube-apiserver options: upstream's
-// k8s.io/kubernetes/cmd/kube-apiserver/app/options (v1.37.1), embedded as-is,
+// k8s.io/kubernetes/cmd/kube-apiserver/app/options (v1.37.2), embedded as-is,
 // plus a second --bind-address and --advertise-address per IP family behind the
 // DualStackAPIServer gate (KEP-2438, which upstream never implemented).
 //

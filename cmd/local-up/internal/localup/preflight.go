@@ -48,7 +48,7 @@ func checkFree(addr, who, remedy string) error {
 }
 
 // checkAPIServer makes sure binary is a kube-apiserver that accepts args, and returns its
-// version line (e.g. "Kubernetes v1.37.1+netfork"). `binary --version` alone must print
+// version line (e.g. "Kubernetes v1.37.2+netfork"). `binary --version` alone must print
 // that line; then kube-apiserver parses every flag, feature gates included, before it
 // prints its version, so `binary args --version` fails on a bad flag, before local-up
 // touches anything.

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package defaultservicecidr keeps the `kubernetes` ServiceCIDR, the one built
 // from --service-cluster-ip-range (KEP-1880 "bootstrap"). It stands in for
-// k8s.io/kubernetes/pkg/controlplane/controller/defaultservicecidr (v1.37.1),
+// k8s.io/kubernetes/pkg/controlplane/controller/defaultservicecidr (v1.37.2),
 // which netfork's control plane would otherwise start, and keeps its contract:
 // the same object name, field manager and Ready message, one instance in every
 // apiserver without leader election, and a post-start hook that does not return

@@ -17,7 +17,7 @@ limitations under the License.
 // Package kubernetesservice is netfork's controller of the `kubernetes`
 // Service and its endpoints, run in every apiserver when the
 // DualStackAPIServer gate is on. It stands where upstream keeps
-// k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice (v1.37.1),
+// k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice (v1.37.2),
 // which netfork still runs, unchanged, with the gate off.
 //
 // Upstream's controller creates the Service once, single-stack, and never

@@ -19,7 +19,7 @@ limitations under the License.
 // ServiceCIDR and removes it from one being deleted only when no IPAddress
 // would be left without a ServiceCIDR. Upstream runs the same job in
 // kube-controller-manager, k8s.io/kubernetes/pkg/controller/servicecidrs
-// (v1.37.1); netfork runs its own inside the apiserver, under leader election
+// (v1.37.2); netfork runs its own inside the apiserver, under leader election
 // on a Lease (LeaseNamespace/LeaseName), so a cluster without a
 // controller-manager still protects its ServiceCIDRs. Where a
 // controller-manager runs upstream's, turn netfork's off

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package rest is netfork's REST storage provider for the core ("") API group.
 // It wraps the legacy provider of k8s.io/kubernetes/pkg/registry/core/rest
-// (v1.37.1): upstream builds every core resource, and netfork swaps in a
+// (v1.37.2): upstream builds every core resource, and netfork swaps in a
 // Service storage whose ClusterIP and NodePort allocators, and their repair
 // loops, are netfork's (pkg/registry/core/service). Upstream's provider builds
 // its own allocators and repair loops internally with no seam; the Service

@@ -70,7 +70,7 @@ import (
 )
 
 // FieldManager is the manager name of the writes, the one upstream's loopback
-// client's user agent ("kube-apiserver/v1.37.1 ...") gives them.
+// client's user agent ("kube-apiserver/v1.37.2 ...") gives them.
 const FieldManager = "kube-apiserver"
 
 var (

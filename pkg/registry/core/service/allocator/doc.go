@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package allocator is netfork's allocation map over the offsets [0, size) of a
 // Service IP or NodePort range. It stands where upstream keeps
-// k8s.io/kubernetes/pkg/registry/core/service/allocator (v1.37.1), whose
+// k8s.io/kubernetes/pkg/registry/core/service/allocator (v1.37.2), whose
 // AllocationBitmap it replaces behind the same upstream Interface and
 // Snapshottable, for three reasons:
 //

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package ipallocator is netfork's ClusterIP allocator. It stands where
 // upstream keeps k8s.io/kubernetes/pkg/registry/core/service/ipallocator
-// (v1.37.1) and holds two things:
+// (v1.37.2) and holds two things:
 //
 //   - Range, the legacy bitmap allocator over one CIDR, in place of upstream's
 //     Range (bitmap.go). It serves ClusterIPs when MultiCIDRServiceAllocator is

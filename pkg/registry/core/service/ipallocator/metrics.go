@@ -27,7 +27,7 @@ import (
 )
 
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/ipallocator
-// metrics.go at v1.37.1): same names, help, labels, buckets and stability, so
+// metrics.go at v1.37.2): same names, help, labels, buckets and stability, so
 // dashboards and alerts written for upstream read netfork's bitmap unchanged.
 const (
 	namespace = "kube_apiserver"

@@ -27,7 +27,7 @@ import (
 )
 
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/portallocator
-// metrics.go at v1.37.1): same names, help, labels and stability.
+// metrics.go at v1.37.2): same names, help, labels and stability.
 const (
 	namespace = "kube_apiserver"
 	subsystem = "nodeport_allocator"

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package storage keeps a netfork allocation map in etcd. It stands where
 // upstream keeps k8s.io/kubernetes/pkg/registry/core/service/allocator/storage
-// (v1.37.1), whose Etcd it replaces with one that keeps upstream's storage
+// (v1.37.2), whose Etcd it replaces with one that keeps upstream's storage
 // format exactly: one api.RangeAllocation per range at upstream's keys
 // (/ranges/serviceips, /ranges/secondaryserviceips, /ranges/servicenodeports
 // under the storage prefix), Data the map's snapshot bytes, every change a

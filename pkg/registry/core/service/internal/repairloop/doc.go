@@ -17,7 +17,7 @@ limitations under the License.
 // Package repairloop runs a range repair pass the way netfork's ClusterIP and
 // NodePort repair loops need it. It stands in for the RunUntil/runOnce pair that
 // upstream's k8s.io/kubernetes/pkg/registry/core/service/{ipallocator,portallocator}/controller
-// Repair types (v1.37.1) each carry, and differs from them in one place:
+// Repair types (v1.37.2) each carry, and differs from them in one place:
 // upstream runs the first pass under wait.Until, so a first pass that fails
 // (a Service list answered 429/5xx while the watch cache starts, Forbidden while
 // RBAC is not yet loaded, a bitmap write that keeps conflicting) is only retried

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package controller holds netfork's ClusterIP repair loops, where upstream
 // keeps k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller
-// (v1.37.1); the core storage starts whichever NewRepair returns.
+// (v1.37.2); the core storage starts whichever NewRepair returns.
 //
 // With MultiCIDRServiceAllocator off, Repair rebuilds the legacy bitmaps
 // (/ranges/serviceips, /ranges/secondaryserviceips) from the Services, with

@@ -161,7 +161,7 @@ func defaultCIDRs() []runtime.Object {
 
 // newIPAddressFor is the IPAddress of ip created age before testNow, pointing
 // at Service default/service (any other resource when resource is not
-// "services"), labeled as upstream 1.37.1's allocator labels it. The label
+// "services"), labeled as upstream 1.37's allocator labels it. The label
 // values are spelled out so that a change of netfork's constants shows here.
 func newIPAddressFor(ip, resource, service string, age time.Duration) *networkingv1.IPAddress {
 	family := "IPv4"

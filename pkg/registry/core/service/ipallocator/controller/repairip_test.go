@@ -56,7 +56,7 @@ func TestRepairIPAddressPass(t *testing.T) {
 		wantErrors  map[string]float64
 	}{
 		{
-			name: "IPAddresses made by upstream 1.37.1's allocator are accepted",
+			name: "IPAddresses made by upstream 1.37's allocator are accepted",
 			objs: []runtime.Object{
 				withUID(newService("a", "10.0.0.10", "fd00::10")),
 				newIPAddressFor("10.0.0.10", "services", "a", hour),

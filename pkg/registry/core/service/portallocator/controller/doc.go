@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package controller holds netfork's NodePort repair loop, where upstream
 // keeps k8s.io/kubernetes/pkg/registry/core/service/portallocator/controller
-// (v1.37.1). Repair rebuilds the NodePort bitmap (/ranges/servicenodeports)
+// (v1.37.2). Repair rebuilds the NodePort bitmap (/ranges/servicenodeports)
 // from the Services' node ports and health-check node ports, with upstream's
 // events, reasons, metrics and leak grace, so an upstream apiserver sharing the
 // etcd sees the same repairs. It differs from upstream's Repair where upstream
