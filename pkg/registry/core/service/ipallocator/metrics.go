@@ -17,8 +17,6 @@ limitations under the License.
 package ipallocator
 
 import (
-	"sync"
-
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
@@ -88,43 +86,21 @@ var (
 	)
 )
 
-var registerMetricsOnce sync.Once
-
-// registerMetrics registers the collectors in the legacy registry once per process.
-//
-// Upstream's ipallocator registers collectors with these very names, with
-// MustRegister, once per process, the first time one of its allocators
-// enables metrics. netfork never runs one, but it builds upstream's core
-// storage provider, which builds upstream's allocators before netfork
-// replaces them, so whether upstream registers depends on upstream's code of
-// the day. Registering netfork's first would make that later MustRegister
-// panic. So netfork first has upstream register its own, through a throwaway
-// Range, which builds nothing, then takes the names over: Register, not
-// MustRegister; on a clash, unregister the collector already there (it has
-// netfork's descriptors, so Unregister with netfork's removes it) and
-// register again. In either order nothing panics, and netfork's numbers are
-// the ones exported. Should it still fail, netfork's collectors count
-// unexported; that is logged once at V(2).
-func registerMetrics() {
-	registerMetricsOnce.Do(func() {
-		new(upstreamipallocator.Range).EnableMetrics()
-		registrationClashes = metricsutil.TakeOver(klog.Background(),
-			"ClusterIP allocator metric not registered; netfork's bitmap will not export it",
-			clusterIPAllocated, clusterIPAvailable, clusterIPAllocations,
-			clusterIPAllocationErrors, clusterIPAllocationLatency)
-	})
+// registration registers the collectors the first time an allocator enables
+// metrics: upstream's ipallocator registers collectors with these very names
+// the first time one of its allocators does, so upstream's go first, through a
+// throwaway Range, and netfork's take the names over.
+var registration = &metricsutil.Registration{
+	Upstream: func() { new(upstreamipallocator.Range).EnableMetrics() },
+	What:     "ClusterIP allocator",
+	Collectors: []metrics.Registerable{clusterIPAllocated, clusterIPAvailable, clusterIPAllocations,
+		clusterIPAllocationErrors, clusterIPAllocationLatency},
 }
-
-// registrationClashes is, per metric, the error the legacy registry gave
-// when netfork's collector was first registered: upstream's collector of the
-// same descriptors (fully-qualified name, help, label names) being there
-// gives prometheus's AlreadyRegisteredError; other descriptors, another error.
-var registrationClashes map[string]error
 
 // newMetricsRecorder records the metrics of the range over cidr, whose O(1)
 // counts are used and free.
 func newMetricsRecorder(cidr string, used, free func() int) *metricsutil.Recorder {
-	registerMetrics()
+	registration.Register(klog.Background())
 	return &metricsutil.Recorder{
 		Allocated:   clusterIPAllocated.WithLabelValues(cidr),
 		Available:   clusterIPAvailable.WithLabelValues(cidr),

@@ -52,7 +52,7 @@ func TestMetrics(t *testing.T) {
 	r.EnableMetrics()
 	newUpstreamRange(t, "10.9.1.0/24").EnableMetrics() // no panic either way round
 
-	registrytest.WantRegisteredOverUpstream(t, registrationClashes, clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency)
+	registrytest.WantRegisteredOverUpstream(t, registration.Clashes(), clusterIPAllocated, clusterIPAvailable, clusterIPAllocations, clusterIPAllocationErrors, clusterIPAllocationLatency)
 
 	type step struct {
 		name    string

@@ -17,8 +17,6 @@ limitations under the License.
 package portallocator
 
 import (
-	"sync"
-
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	upstreamportallocator "k8s.io/kubernetes/pkg/registry/core/service/portallocator"
@@ -74,36 +72,19 @@ var (
 	)
 )
 
-var registerMetricsOnce sync.Once
-
-// registerMetrics registers the collectors in the legacy registry once per
-// process. Upstream's portallocator registers collectors with these names
-// with MustRegister the first time one of its allocators enables metrics,
-// which upstream's core storage provider does when netfork builds it (netfork
-// then replaces that allocator), and which would panic if netfork's were
-// there first. As in netfork's ipallocator, upstream registers first, through
-// a throwaway PortAllocator that builds nothing, and netfork's collectors then
-// take the names over; a failure is logged once at V(2) and netfork's
-// collectors count unexported.
-func registerMetrics() {
-	registerMetricsOnce.Do(func() {
-		new(upstreamportallocator.PortAllocator).EnableMetrics()
-		registrationClashes = metricsutil.TakeOver(klog.Background(),
-			"NodePort allocator metric not registered; netfork's allocator will not export it",
-			nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors)
-	})
+// registration registers the collectors the first time the allocator enables
+// metrics, over upstream's (registered first through a throwaway PortAllocator),
+// as netfork's ipallocator does.
+var registration = &metricsutil.Registration{
+	Upstream:   func() { new(upstreamportallocator.PortAllocator).EnableMetrics() },
+	What:       "NodePort allocator",
+	Collectors: []metrics.Registerable{nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors},
 }
-
-// registrationClashes is, per metric, the error the legacy registry gave
-// when netfork's collector was first registered: upstream's collector of the
-// same descriptors (fully-qualified name, help, label names) being there
-// gives prometheus's AlreadyRegisteredError; other descriptors, another error.
-var registrationClashes map[string]error
 
 // newMetricsRecorder records the allocator's metrics; used and free are its
 // O(1) counts. Upstream records no NodePort allocation latency.
 func newMetricsRecorder(used, free func() int) *metricsutil.Recorder {
-	registerMetrics()
+	registration.Register(klog.Background())
 	return &metricsutil.Recorder{
 		Allocated:   nodePortAllocated,
 		Available:   nodePortAvailable,

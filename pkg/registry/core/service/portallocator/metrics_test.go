@@ -46,7 +46,7 @@ func TestMetrics(t *testing.T) {
 	a.EnableMetrics()
 	newUpstreamAllocator(t, "30000-30100").EnableMetrics() // no panic either way round
 
-	registrytest.WantRegisteredOverUpstream(t, registrationClashes, nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors)
+	registrytest.WantRegisteredOverUpstream(t, registration.Clashes(), nodePortAllocated, nodePortAvailable, nodePortAllocations, nodePortAllocationErrors)
 
 	type step struct {
 		name    string

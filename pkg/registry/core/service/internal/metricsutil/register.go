@@ -18,12 +18,55 @@ package metricsutil
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 )
+
+// Registration puts one package's collectors in the legacy registry once per
+// process. Upstream's allocators and repair loops register collectors of the
+// same names with MustRegister, which panics when netfork's got there first,
+// and netfork builds some of upstream's (its core storage provider builds
+// upstream's allocators before netfork replaces them), so whether and when
+// upstream registers depends on upstream's code of the day.
+type Registration struct {
+	// Upstream, when set, has upstream register its collectors first (a
+	// throwaway allocator's EnableMetrics, which builds nothing); netfork's then
+	// take the names over (TakeOver) and are the ones exported, in either order
+	// without a panic. Without it, collectors already registered are kept
+	// (KeepFirst): for upstream's repair loops, which netfork no longer builds,
+	// but a test may run next to netfork's.
+	Upstream func()
+	// What names the collectors in log lines, e.g. "ClusterIP allocator".
+	What       string
+	Collectors []metrics.Registerable
+
+	once    sync.Once
+	clashes map[string]error
+}
+
+// Register registers the collectors the first time it is called.
+func (r *Registration) Register(logger klog.Logger) {
+	r.once.Do(func() {
+		if r.Upstream == nil {
+			KeepFirst(logger, r.What, r.Collectors...)
+			return
+		}
+		r.Upstream()
+		r.clashes = TakeOver(logger, r.What+" metric not registered; netfork's collector counts unexported", r.Collectors...)
+	})
+}
+
+// Clashes is, per metric, the error the legacy registry gave when netfork's
+// collector was first registered over upstream's (see TakeOver): upstream's
+// collector of the same descriptors (fully-qualified name, help, label names)
+// gives prometheus's AlreadyRegisteredError; other descriptors, another error.
+func (r *Registration) Clashes() map[string]error {
+	return r.clashes
+}
 
 // TakeOver registers each of cs with RegisterOver, so that netfork's
 // collectors are the ones exported, and returns per fully-qualified name the

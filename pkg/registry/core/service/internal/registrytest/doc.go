@@ -19,5 +19,5 @@ limitations under the License.
 // optimistic concurrency, an events recorder, counter readers, the checks of
 // metric registration over upstream's collectors, and the runs of a repair
 // loop (first pass, transient first-pass errors, stop, events reaching the
-// API). It replaces nothing upstream; only tests import it.
+// API, a leak's grace). It replaces nothing upstream; only tests import it.
 package registrytest

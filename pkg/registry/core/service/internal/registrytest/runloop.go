@@ -19,6 +19,7 @@ package registrytest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,11 +148,15 @@ func FailLists(client *fake.Clientset, errs []error) {
 	})
 }
 
-// WaitForEvents waits until client holds events in namespace default and
-// returns them as "type|reason|action|kind|name|reportingController|note",
-// failing the test if none comes within 30s.
-func WaitForEvents(t *testing.T, client *fake.Clientset) []string {
+// WantEvents runs r until client holds events in namespace default, stops it,
+// and compares them, as "type|reason|action|kind|name|reportingController|note",
+// with want, failing the test if none comes within 30s.
+func WantEvents(t *testing.T, r Runner, client *fake.Clientset, want ...string) {
 	t.Helper()
+	stopCh := make(chan struct{})
+	defer close(stopCh)
+	go r.RunUntil(func() {}, stopCh)
+
 	var got []string
 	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		list, err := client.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
@@ -167,5 +172,7 @@ func WaitForEvents(t *testing.T, client *fake.Clientset) []string {
 	if err != nil {
 		t.Fatalf("no event recorded: %v", err)
 	}
-	return got
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
 }

@@ -81,7 +81,7 @@ func newBitmapRepair(c Config) *Repair {
 		r.families = append(r.families, newFamilyRange(c.SecondaryRange, c.SecondaryBitmap, ipallocator.SecondaryBitmapKey))
 	}
 	// The constructor has no context; registration logs only at V(2) or on a bug.
-	registerMetrics(klog.LoggerWithName(klog.Background(), reportingController))
+	registration.Register(klog.LoggerWithName(klog.Background(), reportingController))
 	return r
 }
 

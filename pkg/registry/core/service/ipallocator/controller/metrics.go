@@ -17,10 +17,7 @@ limitations under the License.
 package controller
 
 import (
-	"sync"
-
 	"k8s.io/component-base/metrics"
-	"k8s.io/klog/v2"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
@@ -70,17 +67,12 @@ var (
 	)
 )
 
-var registerMetricsOnce sync.Once
-
-// registerMetrics registers the metrics once. Upstream's bitmap repair loop
+// registration registers the metrics once. Upstream's repair loop
 // (k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller.NewRepair)
-// registers collectors with the same names with MustRegister, which panics
-// when netfork's are registered first; netfork no longer builds it. A process
-// that builds it first (a test running upstream's code next to netfork's) must
-// not make this one fail, so "already registered" is tolerated: the counters
-// still count, only the first registration is exported.
-func registerMetrics(logger klog.Logger) {
-	registerMetricsOnce.Do(func() {
-		metricsutil.KeepFirst(logger, "ClusterIP repair", clusterIPRepairIPErrors, clusterIPRepairReconcileErrors)
-	})
+// registers the same names; netfork no longer builds it, but where a process
+// did first (a test running upstream's code next to netfork's), its collectors
+// are kept and netfork's count unexported.
+var registration = &metricsutil.Registration{
+	What:       "ClusterIP repair",
+	Collectors: []metrics.Registerable{clusterIPRepairIPErrors, clusterIPRepairReconcileErrors},
 }

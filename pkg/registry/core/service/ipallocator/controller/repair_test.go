@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -310,79 +309,21 @@ func TestRepairPass(t *testing.T) {
 
 func TestRepairLeakGrace(t *testing.T) {
 	const cidr = "10.0.0.0/24"
-	// step is one pass: the Services changed before it, whether it fails, and
-	// whether the leaked 10.0.0.99 is still allocated after it.
-	type step struct {
-		create, delete *corev1.Service
-		failList       bool
-		wantHeld       bool
-		wantLeaks      float64
-	}
-	taker := newService("taker", "10.0.0.99")
-	tests := []struct {
-		name  string
-		steps []step
-	}{
-		{
-			name:  "released on the third pass",
-			steps: []step{{wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}, {wantHeld: false, wantLeaks: 1}},
-		},
-		{
-			name:  "a failed pass does not count",
-			steps: []step{{wantHeld: true}, {failList: true, wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}},
-		},
-		{
-			name: "a Service using the IP restarts the grace",
-			steps: []step{
-				{wantHeld: true},
-				{create: taker, wantHeld: true},
-				{delete: taker, wantHeld: true},
-				{wantHeld: true},
-				{wantHeld: false, wantLeaks: 1},
-			},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+	for _, tc := range registrytest.LeakGraceCases() {
+		t.Run(tc.Name, func(t *testing.T) {
 			bitmap := newBitmap(t, cidr, "10.0.0.10", "10.0.0.99")
 			client := fake.NewClientset(newService("a", "10.0.0.10"))
-			var failList atomic.Bool
-			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
-				if failList.Load() {
-					return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
-				}
-				return false, nil, nil
-			})
 			r, rec := newTestRepair(t, client, cidr, bitmap, "", nil)
-
-			for i, s := range tc.steps {
-				if s.create != nil {
-					if _, err := client.CoreV1().Services(s.create.Namespace).Create(ctx, s.create, metav1.CreateOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if s.delete != nil {
-					if err := client.CoreV1().Services(s.delete.Namespace).Delete(ctx, s.delete.Name, metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				failList.Store(s.failList)
-				err := r.runOnce(ctx)
-				if gotErr := err != nil; gotErr != s.failList {
-					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
-				}
-				_, ips := storedIPs(t, bitmap)
-				if held := slices.Contains(ips, "10.0.0.99"); held != s.wantHeld {
-					t.Errorf("pass %d: 10.0.0.99 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ips)
-				}
-				if !slices.Contains(ips, "10.0.0.10") {
-					t.Errorf("pass %d: 10.0.0.10 of Service a released (bitmap %v)", i+1, ips)
-				}
-				if got := ipErrors(t)[errorTypeLeak]; got != s.wantLeaks {
-					t.Errorf("pass %d: ip_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
-				}
-			}
+			registrytest.LeakGrace{
+				Client: client,
+				Taker:  newService("taker", "10.0.0.99"),
+				Pass:   r.runOnce,
+				Held: func() (bool, bool) {
+					_, ips := storedIPs(t, bitmap)
+					return slices.Contains(ips, "10.0.0.99"), slices.Contains(ips, "10.0.0.10")
+				},
+				Leaks: func() float64 { return ipErrors(t)[errorTypeLeak] },
+			}.Run(t, tc.Steps)
 			if got := rec.Recorded(); len(got) != 0 {
 				t.Errorf("leaks recorded events %v, want none", got)
 			}
@@ -457,16 +398,8 @@ func TestRepairEventsReachTheAPI(t *testing.T) {
 	r := newBitmapRepair(Config{Interval: time.Hour, Client: client, PrimaryRange: *mustCIDR(t, cidr), PrimaryBitmap: newBitmap(t, cidr)})
 	r.firstPassBackoff = registrytest.FastBackoff
 
-	stopCh := make(chan struct{})
-	defer close(stopCh)
-	go r.RunUntil(func() {}, stopCh)
-
-	got := registrytest.WaitForEvents(t, client)
-	want := []string{"Warning|ClusterIPOutOfRange|ClusterIPAllocation|Service|a|ipallocator-repair-controller|" +
-		"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service"}
-	if !slices.Equal(got, want) {
-		t.Errorf("events:\n got %q\nwant %q", got, want)
-	}
+	registrytest.WantEvents(t, r, client, "Warning|ClusterIPOutOfRange|ClusterIPAllocation|Service|a|ipallocator-repair-controller|"+
+		"Cluster IP [IPv4]:10.1.0.1 is not within the service CIDR 10.0.0.0/24; please recreate service")
 }
 
 func TestRepairMetricsExported(t *testing.T) {

@@ -190,7 +190,7 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 		r.indexed = true
 	}
 	r.addEventHandlers(logger, serviceInformer.Informer(), serviceCIDRInformer.Informer(), ipAddressInformer.Informer())
-	registerMetrics(logger)
+	registration.Register(logger)
 	return r
 }
 

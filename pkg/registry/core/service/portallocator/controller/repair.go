@@ -70,7 +70,7 @@ func NewRepair(interval time.Duration, client kubernetes.Interface, portRange ut
 func newRepair(interval time.Duration, client kubernetes.Interface, portRange utilnet.PortRange, bitmap rangeallocation.RangeRegistry) *Repair {
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	// The constructor has no context; registration logs only at V(2) or on a bug.
-	registerMetrics(klog.LoggerWithName(klog.Background(), reportingController))
+	registration.Register(klog.LoggerWithName(klog.Background(), reportingController))
 	return &Repair{
 		interval:         interval,
 		firstPassBackoff: repairloop.DefaultFirstPassBackoff,

@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -28,7 +27,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -225,79 +223,21 @@ func TestNodePortsOf(t *testing.T) {
 }
 
 func TestRepairLeakGrace(t *testing.T) {
-	// step is one pass: the Services changed before it, whether it fails, and
-	// whether the leaked 32000 is still allocated after it.
-	type step struct {
-		create, delete *corev1.Service
-		failList       bool
-		wantHeld       bool
-		wantLeaks      float64
-	}
-	taker := newService("taker", 32000)
-	tests := []struct {
-		name  string
-		steps []step
-	}{
-		{
-			name:  "released on the third pass",
-			steps: []step{{wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}, {wantHeld: false, wantLeaks: 1}},
-		},
-		{
-			name:  "a failed pass does not count",
-			steps: []step{{wantHeld: true}, {failList: true, wantHeld: true}, {wantHeld: true}, {wantHeld: false, wantLeaks: 1}},
-		},
-		{
-			name: "a Service using the port restarts the grace",
-			steps: []step{
-				{wantHeld: true},
-				{create: taker, wantHeld: true},
-				{delete: taker, wantHeld: true},
-				{wantHeld: true},
-				{wantHeld: false, wantLeaks: 1},
-			},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+	for _, tc := range registrytest.LeakGraceCases() {
+		t.Run(tc.Name, func(t *testing.T) {
 			bitmap := newBitmap(t, testRange, 30001, 32000)
 			client := fake.NewClientset(newService("a", 30001))
-			var failList atomic.Bool
-			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
-				if failList.Load() {
-					return true, nil, apierrors.NewInternalError(errors.New("etcd unavailable"))
-				}
-				return false, nil, nil
-			})
 			r, rec := newTestRepair(t, client, bitmap)
-
-			for i, s := range tc.steps {
-				if s.create != nil {
-					if _, err := client.CoreV1().Services(s.create.Namespace).Create(ctx, s.create, metav1.CreateOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if s.delete != nil {
-					if err := client.CoreV1().Services(s.delete.Namespace).Delete(ctx, s.delete.Name, metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				failList.Store(s.failList)
-				err := r.runOnce(ctx)
-				if gotErr := err != nil; gotErr != s.failList {
-					t.Fatalf("pass %d: runOnce error = %v, want error %v", i+1, err, s.failList)
-				}
-				_, ports := storedPorts(t, bitmap)
-				if held := slices.Contains(ports, 32000); held != s.wantHeld {
-					t.Errorf("pass %d: 32000 allocated = %v, want %v (bitmap %v)", i+1, held, s.wantHeld, ports)
-				}
-				if !slices.Contains(ports, 30001) {
-					t.Errorf("pass %d: 30001 of Service a released (bitmap %v)", i+1, ports)
-				}
-				if got := portErrors(t)[errorTypeLeak]; got != s.wantLeaks {
-					t.Errorf("pass %d: port_errors_total{type=leak} = %v, want %v", i+1, got, s.wantLeaks)
-				}
-			}
+			registrytest.LeakGrace{
+				Client: client,
+				Taker:  newService("taker", 32000),
+				Pass:   r.runOnce,
+				Held: func() (bool, bool) {
+					_, ports := storedPorts(t, bitmap)
+					return slices.Contains(ports, 32000), slices.Contains(ports, 30001)
+				},
+				Leaks: func() float64 { return portErrors(t)[errorTypeLeak] },
+			}.Run(t, tc.Steps)
 			if got := rec.Recorded(); len(got) != 0 {
 				t.Errorf("leaks recorded events %v, want none", got)
 			}
@@ -367,16 +307,8 @@ func TestRepairEventsReachTheAPI(t *testing.T) {
 	r := newRepair(time.Hour, client, mustPortRange(t, testRange), newBitmap(t, testRange))
 	r.firstPassBackoff = registrytest.FastBackoff
 
-	stopCh := make(chan struct{})
-	defer close(stopCh)
-	go r.RunUntil(func() {}, stopCh)
-
-	got := registrytest.WaitForEvents(t, client)
-	want := []string{"Warning|PortOutOfRange|PortAllocation|Service|a|portallocator-repair-controller|" +
-		"Port 8080 is not within the port range 30000-32767; please recreate service"}
-	if !slices.Equal(got, want) {
-		t.Errorf("events:\n got %q\nwant %q", got, want)
-	}
+	registrytest.WantEvents(t, r, client, "Warning|PortOutOfRange|PortAllocation|Service|a|portallocator-repair-controller|"+
+		"Port 8080 is not within the port range 30000-32767; please recreate service")
 }
 
 func TestRepairMetricsExported(t *testing.T) {
