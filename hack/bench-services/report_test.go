@@ -38,7 +38,7 @@ func testResults() []result {
 			PeakRSSMB: 300.5, Consistent: true, Apiservers: 3, Collisions: 12,
 			EtcdPerCreate: map[string]float64{"create services": 1, "create ipaddresses": 1, "update rangeallocations": 0.25},
 			EtcdPerDelete: map[string]float64{"get services": 1, "delete services": 1},
-			CreatePace: 150, DeletePace: 240.5, LiveHeapMB: 120.25, HeapPerServiceKB: 4.5, AllocPerCreateKB: 38, AllocPerDeleteKB: 12.75},
+			CreatePace:    150, DeletePace: 240.5, LiveHeapMB: 120.25, HeapPerServiceKB: 4.5, AllocPerCreateKB: 38, AllocPerDeleteKB: 12.75},
 		{Contender: "upstream", N: 1000, Workers: 100, CIDRs: 0, Round: 1, CreatesPerSec: 64,
 			Create: latencyMS{P50: 100, P90: 200, P99: 3000, Max: 4000}, DeletesPerSec: 70, Delete: latencyMS{P99: 2500},
 			PeakRSSMB: 400, Consistent: false, Problems: []string{"IPAddress 10.96.0.9 is orphaned"}},

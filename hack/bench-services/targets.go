@@ -63,11 +63,11 @@ type target struct {
 // absolute says the target bounds a value, not a ratio of two runs.
 func (t target) absolute() bool { return t.den.contender == "" }
 
-func createsPerSec(r result) float64 { return r.CreatesPerSec }
-func createP99(r result) float64     { return r.Create.P99 }
-func deletesPerSec(r result) float64 { return r.DeletesPerSec }
-func deleteP99(r result) float64     { return r.Delete.P99 }
-func peakRSS(r result) float64       { return r.PeakRSSMB }
+func createsPerSec(r result) float64  { return r.CreatesPerSec }
+func createP99(r result) float64      { return r.Create.P99 }
+func deletesPerSec(r result) float64  { return r.DeletesPerSec }
+func deleteP99(r result) float64      { return r.Delete.P99 }
+func peakRSS(r result) float64        { return r.PeakRSSMB }
 func heapPerService(r result) float64 { return r.HeapPerServiceKB }
 func etcdPerCreate(r result) float64  { return measured(r.EtcdPerCreate) }
 func etcdPerDelete(r result) float64  { return measured(r.EtcdPerDelete) }
@@ -80,7 +80,7 @@ func measured(perService map[string]float64) float64 {
 	}
 	return sumValues(perService)
 }
-func collisions(r result) float64     { return float64(r.Collisions) }
+func collisions(r result) float64 { return float64(r.Collisions) }
 
 // targets are the goals of the Service benchmark (netfork issues 12 and 19): a ClusterIP
 // Service costs what a headless one (the floor) costs in etcd requests, time and memory, and
