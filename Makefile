@@ -102,7 +102,7 @@ test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, 
 	hack/kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
 
 .PHONY: test-e2e-kind-upstream
-test-e2e-kind-upstream: ## Upstream v1.37.1's e2e binary ([sig-network] Services, ServiceCIDRs) on a kind cluster.
+test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] Services, ServiceCIDRs) on a kind cluster.
 	hack/kind/e2e-upstream.sh $(ARGS)
 
 .PHONY: release-tarball

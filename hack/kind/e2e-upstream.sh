@@ -13,13 +13,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e-upstream.sh (make test-e2e-kind-upstream) runs upstream v1.37.1's own e2e binary, built
-# from this module graph (go test -c k8s.io/kubernetes/test/e2e), against a netfork kind
-# cluster of one untainted control plane and one worker, focused on [sig-network] Services,
-# Service CIDRs, the ServiceCIDR/IPAddress API, EndpointSlices and "should have Endpoints and
-# EndpointSlices pointing to API Server". The test images it needs cannot be pulled: agnhost is
-# built from k8s.io/kubernetes/test/images/agnhost and tagged as v1.37.1's image manifest says,
-# on a Debian rootfs with what upstream's Alpine base adds; nginx and busybox are stand-ins
+# e2e-upstream.sh (make test-e2e-kind-upstream) runs upstream's own e2e binary of the release
+# go.mod pins, built from this module graph (go test -c k8s.io/kubernetes/test/e2e), against a
+# netfork kind cluster of one untainted control plane and one worker, focused on [sig-network]
+# Services, Service CIDRs, the ServiceCIDR/IPAddress API, EndpointSlices and "should have
+# Endpoints and EndpointSlices pointing to API Server". The test images it needs cannot be
+# pulled: agnhost is built from k8s.io/kubernetes/test/images/agnhost and tagged as that
+# release's image manifest says, on a Debian rootfs with what upstream's Alpine base adds; nginx and busybox are stand-ins
 # (agnhost netexec on port 80; Debian with busybox). Then the cluster is deleted, always.
 #   --procs N       ginkgo processes (default 2)
 #   --focus RE      replace the default focus; --skip RE replaces the default skip
@@ -66,7 +66,7 @@ cp "${NETFORK_KIND_NODE_MODULE}/go.mod" "${NETFORK_KIND_NODE_MODULE}/go.sum" "${
   github.com/onsi/ginkgo/v2/ginkgo k8s.io/kubernetes/test/images/agnhost)
 
 # e2e_image prints every tag of registry.k8s.io/e2e-test-images/$1 that e2e.test names, on
-# one line: the specs use more than one (v1.37.1 lists agnhost 2.55 and 2.66.1).
+# one line: the specs use more than one (v1.37 lists agnhost 2.55 and 2.66.1).
 e2e_image() {
   "${out}/e2e.test" --list-images 2>/dev/null | grep -E "^registry\.k8s\.io/e2e-test-images/$1:" | tr '\n' ' ' | sed 's/ $//'
 }
@@ -101,8 +101,7 @@ trap 'exit 130' INT TERM
 "${NETFORK_ROOT}/hack/kind/up.sh" --name "${name}" --topology single --workers 1 --untaint
 for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${name}" --format '{{.Names}}'); do
   for archive in e2e-agnhost e2e-nginx e2e-busybox; do
-    docker exec -i "${node}" ctr -n k8s.io images import --label=io.cri-containerd.pinned=pinned \
-      --all-platforms --digests - <"${NETFORK_KIND_IMAGES}/${archive}.tar" >/dev/null
+    netfork::kind::load_archive "${node}" "${NETFORK_KIND_IMAGES}/${archive}.tar"
   done
 done
 netfork::log "cluster up and images loaded ($((SECONDS - start))s)"

@@ -14,15 +14,20 @@
 # limitations under the License.
 
 # upgrade.sh switches the kube-apiserver of each control-plane node of a kind cluster, one node
-# at a time, between netfork and upstream v1.37.1 and between gate settings, by rewriting the
+# at a time, between netfork, upstream releases and gate settings, by rewriting the
 # node's static-pod manifest as upstream's kind upgrade jobs do, under a Service create/delete
 # load. After every node it runs hack/cluster-check against a snapshot taken before the load:
 # no Service lost, no duplicate ClusterIP or NodePort, every ClusterIP has its IPAddress, the
 # kubernetes Service's shape.
 #   --name NAME     cluster (default netfork); make kind-up TOPOLOGY=ha for the HA path
 #   --steps LIST    comma-separated targets, each applied to every control plane in turn
-#                   (default upstream,netfork,netfork-dualstack,upstream):
-#                     upstream            upstream's apiserver image, no netfork gates, one advertise address
+#                   (default upstream@PREV,upstream,netfork,netfork-dualstack,upstream, where
+#                   PREV is the patch release before go.mod's pin, e.g. v1.37.1 for v1.37.2;
+#                   without it for a .0 pin):
+#                     upstream            upstream's apiserver at go.mod's pin (in every node
+#                                         image), no netfork gates, one advertise address
+#                     upstream@vX.Y.Z     the same at another release, built by
+#                                         hack/upstream-apiserver.sh and loaded into the nodes
 #                     netfork             netfork's image, default gates, one advertise address
 #                     netfork-dualstack   netfork's image, DualStackAPIServer=true, IPv4,IPv6 advertise pair
 #   --services N    Services kept through the run and checked (default 30)
@@ -31,12 +36,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
 
 name=netfork
 steps=upstream,netfork,netfork-dualstack,upstream
+skew="$(netfork::gomod::previous_patch "${K8S_VERSION}")"
+[[ -z "${skew}" ]] || steps="upstream@${skew},${steps}"
 services=30
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -50,10 +58,12 @@ IFS=, read -r -a targets <<<"${steps}"
 for t in "${targets[@]}"; do
   case "${t}" in
     upstream | netfork | netfork-dualstack) ;;
-    *) netfork::kind::die "--steps: ${t} is not upstream, netfork or netfork-dualstack" ;;
+    upstream@v1.*) [[ "${t}" =~ ^upstream@v1\.[0-9]+\.[0-9]+$ ]] || netfork::kind::die "--steps: ${t}: want upstream@v1.MINOR.PATCH" ;;
+    *) netfork::kind::die "--steps: ${t} is not upstream, upstream@vX.Y.Z, netfork or netfork-dualstack" ;;
   esac
 done
 [[ "${services}" =~ ^[0-9]+$ ]] || netfork::kind::die "--services ${services}: want a number"
+"${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
 mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
 [[ ${#nodes[@]} -gt 0 ]] || netfork::kind::die "no kind cluster named ${name} (make kind-up NAME=${name})"
@@ -71,13 +81,28 @@ else
   check=("${NETFORK_OUTPUT}/bin/cluster-check")
 fi
 
+# Upstream releases other than the pin are not in the node image: build each one's apiserver
+# image once and load it into every control plane before anything changes.
+for t in $(printf '%s\n' "${targets[@]}" | grep '^upstream@' | sort -u); do
+  version="${t#upstream@}"
+  [[ "${version}" != "${K8S_VERSION}" ]] || continue
+  bin="$(hack/upstream-apiserver.sh "${version}")"
+  netfork::kind::component_image "upstream-kube-apiserver-${version}" debian '["/usr/local/bin/kube-apiserver"]' \
+    "$(netfork::kind::upstream_apiserver_image "${version}")" "${bin}:/usr/local/bin/kube-apiserver"
+  for node in "${nodes[@]}"; do
+    netfork::kind::load_archive "${node}" "${NETFORK_KIND_IMAGES}/upstream-kube-apiserver-${version}.tar"
+  done
+  netfork::log "upstream kube-apiserver ${version} loaded into ${#nodes[@]} control plane(s)"
+done
+
 # apply_target switches one node's apiserver to a target.
 apply_target() {
-  local node="$1" target="$2" ips
+  local node="$1" target="$2" ips version=""
   ips="$(netfork::kind::node_ips "${node}")"
+  [[ "${target}" == upstream@* ]] && version="${target#upstream@}"
   case "${target}" in
-    upstream)
-      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image)" \
+    upstream | upstream@*)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image "${version}")" \
         --feature-gates "--advertise-address=${ips%%,*}" ;;
     netfork)
       netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \

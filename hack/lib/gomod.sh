@@ -39,6 +39,13 @@ netfork::gomod::k8s_version() {
   echo "${version}"
 }
 
+# netfork::gomod::previous_patch prints the patch release before a version (v1.37.2 ->
+# v1.37.1), the skew peer a pin keeps after a patch bump; nothing for a .0 or a pre-release.
+netfork::gomod::previous_patch() {
+  [[ "$1" =~ ^v([0-9]+)\.([0-9]+)\.([0-9]+)$ && ${BASH_REMATCH[3]} -gt 0 ]] || return 0
+  echo "v${BASH_REMATCH[1]}.${BASH_REMATCH[2]}.$((BASH_REMATCH[3] - 1))"
+}
+
 # netfork::gomod::staging_version maps a k8s.io/kubernetes version onto the version its
 # staging modules are tagged with: v1.37.1 -> v0.37.1, v1.38.0-rc.1 -> v0.38.0-rc.1.
 netfork::gomod::staging_version() {

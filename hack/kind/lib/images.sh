@@ -126,7 +126,7 @@ netfork::kind::all_component_images() {
     "$(netfork::kind::image_for kube-apiserver) $(netfork::kind::netfork_apiserver_image)" \
     "${NETFORK_OUTPUT}/bin/kube-apiserver:/usr/local/bin/kube-apiserver"
   netfork::kind::component_image upstream-kube-apiserver debian '["/usr/local/bin/kube-apiserver"]' \
-    "$(netfork::kind::upstream_apiserver_image)" "${b}/upstream/kube-apiserver:/usr/local/bin/kube-apiserver"
+    "$(netfork::kind::upstream_apiserver_image "${K8S_VERSION}")" "${b}/upstream/kube-apiserver:/usr/local/bin/kube-apiserver"
   netfork::kind::component_image kube-controller-manager scratch '["/usr/local/bin/kube-controller-manager"]' \
     "$(netfork::kind::image_for kube-controller-manager)" "${b}/node/kube-controller-manager:/usr/local/bin/kube-controller-manager"
   netfork::kind::component_image kube-scheduler scratch '["/usr/local/bin/kube-scheduler"]' \
@@ -161,7 +161,15 @@ netfork::kind::netfork_apiserver_image() {
   echo "docker.io/netfork/kube-apiserver:${NETFORK_GIT_VERSION//+/_}"
 }
 
-# netfork::kind::upstream_apiserver_image names upstream's apiserver image inside the node.
+# netfork::kind::upstream_apiserver_image names upstream's apiserver image of release $1
+# (default K8S_VERSION, the one every node carries) inside the node.
 netfork::kind::upstream_apiserver_image() {
-  echo "docker.io/netfork/upstream-kube-apiserver:${K8S_VERSION}"
+  echo "docker.io/netfork/upstream-kube-apiserver:${1:-${K8S_VERSION}}"
+}
+
+# netfork::kind::load_archive imports image archive $2 into node $1's containerd, pinned as
+# the images kind pre-loads are.
+netfork::kind::load_archive() {
+  docker exec -i "$1" ctr -n k8s.io images import --label=io.cri-containerd.pinned=pinned \
+    --all-platforms --digests - <"$2" >/dev/null
 }
