@@ -39,22 +39,17 @@ dir="${NETFORK_KIND_CLUSTERS}/${name}"
 network="$(netfork::kind::network_name "${name}")"
 kind="${NETFORK_KIND_BIN}/node/kind"
 found=false
-nodes="$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")"
-if [[ -n "${nodes}" ]]; then
-  found=true
-  if [[ -x "${kind}" ]]; then
-    netfork::run "${kind}" delete cluster --name "${name}" --kubeconfig "${dir}/kubeconfig" >/dev/null 2>&1 || true
-  fi
-  # Whatever kind did not remove (or no kind binary): by label, volumes too.
-  mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")
-  [[ ${#nodes[@]} -eq 0 ]] || docker rm -f -v "${nodes[@]}" >/dev/null
+[[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")" ]] && found=true
+# kind deletes the nodes and removes kind-NAME's cluster, user and context from the user's
+# kubeconfig (each file of $KUBECONFIG, else ~/.kube/config) where up.sh merged them, also
+# when no node is left.
+kind_err=""
+if [[ -x "${kind}" ]] && ! out="$("${kind}" delete cluster --name "${name}" 2>&1)"; then
+  kind_err="${out//$'\n'/ }"
 fi
-# kind's own context in the user's kubeconfig, if up.sh merged it there.
-if [[ -x "${NETFORK_KIND_BIN}/node/kubectl" ]]; then
-  for what in delete-context delete-cluster delete-user; do
-    "${NETFORK_KIND_BIN}/node/kubectl" config "${what}" "kind-${name}" >/dev/null 2>&1 || true
-  done
-fi
+# Whatever kind did not remove (or no kind binary): by label, volumes too.
+mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")
+[[ ${#nodes[@]} -eq 0 ]] || docker rm -f -v "${nodes[@]}" >/dev/null
 bridge=""
 if docker network inspect "${network}" >/dev/null 2>&1; then
   found=true
@@ -70,6 +65,7 @@ if [[ -n "${bridge}" ]]; then
 fi
 [[ -d "${dir}" ]] && found=true
 rm -rf "${dir}"
+[[ -z "${kind_err}" ]] || netfork::kind::die "kind delete cluster --name ${name} failed (the rest is deleted): ${kind_err}"
 if [[ "${found}" == true ]]; then
   [[ -n "${NETFORK_KIND_QUIET:-}" ]] || netfork::log "deleted cluster ${name}"
 else

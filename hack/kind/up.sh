@@ -132,10 +132,9 @@ for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${name}" --filter 
   [[ "$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.role"}}' "${node}")" == external-load-balancer ]] && continue
   netfork::kind::node_containment "${node}"
 done
-export KUBECONFIG="${dir}/kubeconfig"
-kubectl="${NETFORK_KIND_BIN}/node/kubectl"
+kubectl=("${NETFORK_KIND_BIN}/node/kubectl" --kubeconfig "${dir}/kubeconfig")
 if [[ "${untaint}" == true ]]; then
-  "${kubectl}" taint nodes -l node-role.kubernetes.io/control-plane node-role.kubernetes.io/control-plane:NoSchedule- >/dev/null 2>&1 || true
+  "${kubectl[@]}" taint nodes -l node-role.kubernetes.io/control-plane node-role.kubernetes.io/control-plane:NoSchedule- >/dev/null 2>&1 || true
 fi
 if [[ "${dualstack}" == true ]]; then
   for node in $(netfork::kind::nodes "${name}" control-plane); do
@@ -147,9 +146,13 @@ if [[ "${dualstack}" == true ]]; then
     fi
   done
 fi
-netfork::kind::wait_ready "${kubectl}"
-# Merge into the user's kubeconfig too, so `kubectl --context kind-NAME` works anywhere.
-"${kind}" export kubeconfig --name "${name}" >/dev/null 2>&1 || true
+netfork::kind::wait_ready "${kubectl[@]}"
+# Merge the context into the user's kubeconfig as kind does (the first file of $KUBECONFIG
+# that exists, else its last, else ~/.kube/config), so `kubectl --context kind-NAME` works
+# anywhere; down.sh removes it again.
+if ! out="$("${kind}" export kubeconfig --name "${name}" 2>&1)"; then
+  netfork::kind::die "could not merge context kind-${name} into your kubeconfig: ${out//$'\n'/ }"
+fi
 created=true
 netfork::log "cluster ${name} (${topology}) ready in $((SECONDS - start))s"
-echo "context: kind-${name}   kubeconfig: ${dir#"${NETFORK_ROOT}/"}/kubeconfig"
+echo "context: kind-${name}   kubeconfig: ${dir#"${NETFORK_ROOT}/"}/kubeconfig   kubectl: ${kubectl[0]#"${NETFORK_ROOT}/"}"

@@ -169,9 +169,9 @@ netfork::kind::set_apiserver() {
   netfork::kind::wait_apiserver "${node}" "${old}"
 }
 
-# netfork::kind::wait_ready waits until every node is Ready and CoreDNS is available.
+# netfork::kind::wait_ready waits until every node is Ready and CoreDNS is available; its
+# arguments are the kubectl command (binary and --kubeconfig).
 netfork::kind::wait_ready() {
-  local kubectl="$1"
-  netfork::run "${kubectl}" wait --for=condition=Ready nodes --all --timeout=180s >/dev/null
-  netfork::run "${kubectl}" -n kube-system rollout status deployment/coredns --timeout=180s >/dev/null
+  netfork::run "$@" wait --for=condition=Ready nodes --all --timeout=180s >/dev/null
+  netfork::run "$@" -n kube-system rollout status deployment/coredns --timeout=180s >/dev/null
 }
