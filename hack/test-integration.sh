@@ -15,8 +15,10 @@
 
 # test-integration.sh runs test/integration: in-process apiservers on embedded etcd. -p 1
 # runs one package at a time, since each package starts its own etcd and apiservers and two
-# at once overload a 2-core machine into timeouts. VERBOSE=1 adds -v; WHAT narrows the
-# packages; TIMEOUT overrides 45m; GOTESTFLAGS adds flags.
+# at once overload a 2-core machine into timeouts. -race, as in the unit tests: the
+# allocators, repair loops, controllers and reconcilers run concurrently in every apiserver
+# here. VERBOSE=1 adds -v; WHAT narrows the packages; TIMEOUT overrides 45m; GOTESTFLAGS
+# adds flags (GOTESTFLAGS=-race=false for a quicker run without the race detector).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 if [[ ! -d test/integration ]]; then
@@ -25,7 +27,7 @@ if [[ ! -d test/integration ]]; then
 fi
 
 read -r -a what <<<"${WHAT:-./test/integration/...}"
-flags=(-p 1 -timeout "${TIMEOUT:-45m}")
+flags=(-race -p 1 -timeout "${TIMEOUT:-45m}")
 if [[ "${VERBOSE:-0}" == 1 ]]; then
   flags+=(-v)
 fi
