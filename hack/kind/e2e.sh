@@ -79,13 +79,15 @@ trap 'exit 130' INT TERM
 "${NETFORK_ROOT}/hack/kind/up.sh" "${up_args[@]}"
 up_done=${SECONDS}
 
-export KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig"
 export NETFORK_E2E_HOOK="${NETFORK_ROOT}/hack/kind/e2e-hook.sh" NETFORK_KIND_NAME="${name}"
 if [[ -n "${label_filter}" ]]; then
   export GINKGO_ARGS="${GINKGO_ARGS:-} -ginkgo.label-filter=${label_filter}"
 fi
 status=0
 # -v so that go test prints ginkgo's per-spec report and summary even when everything passed.
-GOFLAGS="${GOFLAGS:+${GOFLAGS} }-v" "${NETFORK_ROOT}/hack/test-e2e.sh" || status=$?
+# KUBECONFIG is the suite's alone: the cleanup's down.sh must see the user's, to remove the
+# context up.sh merged there.
+KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" GOFLAGS="${GOFLAGS:+${GOFLAGS} }-v" \
+  "${NETFORK_ROOT}/hack/test-e2e.sh" || status=$?
 netfork::log "image $((image_done - start))s, cluster $((up_done - image_done))s, suite $((SECONDS - up_done))s, total $((SECONDS - start))s (${topology})"
 exit "${status}"
