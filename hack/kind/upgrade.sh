@@ -65,6 +65,7 @@ done
 [[ "${services}" =~ ^[0-9]+$ ]] || netfork::kind::die "--services ${services}: want a number"
 "${NETFORK_ROOT}/hack/install-deps.sh" kind
 netfork::kind::require_docker
+netfork::version::get_vars
 mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
 [[ ${#nodes[@]} -gt 0 ]] || netfork::kind::die "no kind cluster named ${name} (make kind-up NAME=${name})"
 export KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig"
@@ -95,11 +96,14 @@ for t in $(printf '%s\n' "${targets[@]}" | grep '^upstream@' | sort -u); do
   netfork::log "upstream kube-apiserver ${version} loaded into ${#nodes[@]} control plane(s)"
 done
 
-# apply_target switches one node's apiserver to a target.
+# apply_target switches one node's apiserver to a target and checks that the apiserver now
+# serving on the node reports the target's version.
 apply_target() {
-  local node="$1" target="$2" ips version=""
+  local node="$1" target="$2" ips version="" want served
   ips="$(netfork::kind::node_ips "${node}")"
   [[ "${target}" == upstream@* ]] && version="${target#upstream@}"
+  want="${version:-${K8S_VERSION}}"
+  [[ "${target}" == netfork* ]] && want="${NETFORK_GIT_VERSION}"
   case "${target}" in
     upstream | upstream@*)
       netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image "${version}")" \
@@ -111,6 +115,8 @@ apply_target() {
       netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
         --feature-gates=DualStackAPIServer=true "--advertise-address=${ips}" ;;
   esac
+  served="$(docker exec "${node}" curl -fsk --max-time 5 "https://${ips%%,*}:6443/version" | jq -r .gitVersion)"
+  [[ "${served}" == "${want}" ]] || netfork::kind::die "${node}: kube-apiserver reports ${served:-nothing} after the switch to ${target}, want ${want}"
 }
 
 ns_keep=netfork-upgrade-keep
