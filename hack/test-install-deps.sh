@@ -36,13 +36,17 @@ netfork::kind::require_docker
 DEBIAN_FRESH_PACKAGES=(ca-certificates)
 image="$(netfork::kind::debian_image DEBIAN_FRESH_PACKAGES)"
 
-# checks.sh runs in the container: install-deps.sh with every group, then each thing used as
+# checks.sh runs in the container: install-deps.sh with the test group alone, then every group, then each thing used as
 # the targets use it, then install-deps.sh again, which must do nothing.
 work="$(mktemp -d "${NETFORK_KIND_OUTPUT}/install-deps.XXXXXX")"
 trap 'rm -rf "${work}"' EXIT
 cat >"${work}/checks.sh" <<'SH'
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The test group alone first: go test -race needs cgo, which needs gcc and libc's headers.
+/src/hack/install-deps.sh test
+printf '#include <stdio.h>\nint main(void) { return puts("") < 0; }\n' >/tmp/cgo.c
+gcc -o /tmp/cgo /tmp/cgo.c || fail "gcc with libc's headers (cgo, for go test -race) does not build"
 /src/hack/install-deps.sh ci verify kind netns
 for cmd in debootstrap jq gcc pkg-config iptables ip6tables ip make shellcheck; do
   PATH="${PATH}:/usr/sbin:/sbin" command -v "${cmd}" >/dev/null || fail "no ${cmd} after install-deps.sh"
@@ -57,7 +61,7 @@ gcc -o seccomp seccomp.c $(pkg-config --cflags --libs libseccomp) || fail "libse
 ./seccomp
 echo '{}' | jq -e . >/dev/null || fail "jq does not run"
 PATH="${PATH}:/usr/sbin" debootstrap --version >/dev/null || fail "debootstrap does not run"
-again="$(/src/hack/install-deps.sh ci verify kind netns 2>&1)" || fail "second run failed: ${again}"
+again="$(/src/hack/install-deps.sh ci test verify kind netns 2>&1)" || fail "second run failed: ${again}"
 [[ -z "${again}" ]] || fail "second run was not a no-op: ${again}"
 SH
 
