@@ -33,6 +33,7 @@ source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/logs.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/e2e.sh"
 
 procs=2
 focus='\[sig-network\] (Services|Service CIDRs|ServiceCIDR and IPAddress API|EndpointSlice)|should have Endpoints and EndpointSlices pointing to API Server'
@@ -54,73 +55,22 @@ out="${NETFORK_KIND_OUTPUT}/upstream-e2e"
 mkdir -p "${out}"
 start=${SECONDS}
 "${NETFORK_ROOT}/hack/kind/image.sh"
-
-# The e2e binary needs the test dependencies of k8s.io/kubernetes/test/e2e, which go mod tidy
-# keeps out of hack/kind/node's go.sum: build it in a copy of that module (same pins).
-mod="${NETFORK_KIND_OUTPUT}/e2e-module"
-mkdir -p "${mod}"
-cp "${NETFORK_KIND_NODE_MODULE}/go.mod" "${NETFORK_KIND_NODE_MODULE}/go.sum" "${mod}/"
-(cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::heavy go test -c -o "${out}/e2e.test" \
-  -ldflags "$(netfork::kind::upstream_ldflags)" k8s.io/kubernetes/test/e2e)
-(cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::heavy go build -o "${out}/" \
-  github.com/onsi/ginkgo/v2/ginkgo k8s.io/kubernetes/test/images/agnhost)
-
-# e2e_image prints every tag of registry.k8s.io/e2e-test-images/$1 that e2e.test names, on
-# one line: the specs use more than one (v1.37 lists agnhost 2.55 and 2.66.1).
-e2e_image() {
-  "${out}/e2e.test" --list-images 2>/dev/null | grep -E "^registry\.k8s\.io/e2e-test-images/$1:" | tr '\n' ' ' | sed 's/ $//'
-}
-agnhost="$(e2e_image agnhost)"
-[[ -n "${agnhost}" ]] || netfork::kind::die "e2e.test --list-images names no agnhost image"
-# shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
-  NETFORK_KIND_IMAGE_CMD='["pause"]' \
-  netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' "${agnhost}" "${out}/agnhost:/agnhost"
-NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
-  netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' "$(e2e_image nginx)" "${out}/agnhost:/agnhost"
-# shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
-  NETFORK_KIND_IMAGE_CMD='["sh"]' \
-  netfork::kind::component_image e2e-busybox debian-e2e '' "$(e2e_image busybox)"
+netfork::kind::build_e2e
+netfork::kind::e2e_images
 netfork::log "e2e binary and images ready ($((SECONDS - start))s)"
 
-# shellcheck disable=SC2317 # cleanup runs from the EXIT, INT and TERM traps
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  if [[ ${status} -ne 0 ]]; then
-    netfork::kind::export_logs "${name}" "${out}/logs" || true
-  fi
-  if [[ "${keep}" != true ]]; then
-    "${NETFORK_ROOT}/hack/kind/down.sh" --name "${name}" >/dev/null 2>&1 || true
-  fi
-  exit "${status}"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
 "${NETFORK_ROOT}/hack/kind/up.sh" --name "${name}" --topology single --workers 1 --untaint
-for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${name}" --format '{{.Names}}'); do
-  for archive in e2e-agnhost e2e-nginx e2e-busybox; do
-    netfork::kind::load_archive "${node}" "${NETFORK_KIND_IMAGES}/${archive}.tar"
-  done
-done
+netfork::kind::load_images "${name}" "${NETFORK_KIND_E2E_ARCHIVES[@]}"
 netfork::log "cluster up and images loaded ($((SECONDS - start))s)"
 
 rm -rf "${out}/report"
 mkdir -p "${out}/report"
-# ginkgo runs in the background so that a SIGTERM to this script (not only a terminal's
-# Ctrl-C, which reaches ginkgo too) interrupts it at once; the EXIT trap then deletes the cluster.
-echo "+ ginkgo --procs=${procs} --focus=... e2e.test (log: ${out#"${NETFORK_ROOT}/"}/e2e.log)"
-"${out}/ginkgo" --procs="${procs}" --timeout=90m --focus="${focus}" --skip="${skip}" \
-  --junit-report=junit.xml --output-dir="${out}/report" "${out}/e2e.test" -- \
-  --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton \
-  --report-dir="${out}/report" >"${out}/e2e.log" 2>&1 &
-ginkgo_pid=$!
-trap 'kill -TERM "${ginkgo_pid}" 2>/dev/null; wait "${ginkgo_pid}"; exit 130' INT TERM
-tail -n +1 --pid="${ginkgo_pid}" -f "${out}/e2e.log" &
 status=0
-wait "${ginkgo_pid}" || status=$?
-trap 'exit 130' INT TERM
+netfork::kind::ginkgo "${out}/e2e.log" --procs="${procs}" --timeout=90m --focus="${focus}" --skip="${skip}" \
+  --junit-report=junit.xml --output-dir="${out}/report" "${NETFORK_KIND_E2E_BIN}/e2e.test" -- \
+  --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton \
+  --report-dir="${out}/report" || status=$?
 grep -E '^Ran [0-9]+ of [0-9]+ Specs|Passed \| [0-9]+ Failed' "${out}/e2e.log" | tail -n 2 || true
 netfork::log "upstream e2e exited ${status} after $((SECONDS - start))s; log ${out#"${NETFORK_ROOT}/"}/e2e.log, junit ${out#"${NETFORK_ROOT}/"}/report/junit.xml"
 exit "${status}"

@@ -96,29 +96,6 @@ for t in $(printf '%s\n' "${targets[@]}" | grep '^upstream@' | sort -u); do
   netfork::log "upstream kube-apiserver ${version} loaded into ${#nodes[@]} control plane(s)"
 done
 
-# apply_target switches one node's apiserver to a target and checks that the apiserver now
-# serving on the node reports the target's version.
-apply_target() {
-  local node="$1" target="$2" ips version="" want served
-  ips="$(netfork::kind::node_ips "${node}")"
-  [[ "${target}" == upstream@* ]] && version="${target#upstream@}"
-  want="${version:-${K8S_VERSION}}"
-  [[ "${target}" == netfork* ]] && want="${NETFORK_GIT_VERSION}"
-  case "${target}" in
-    upstream | upstream@*)
-      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image "${version}")" \
-        --feature-gates "--advertise-address=${ips%%,*}" ;;
-    netfork)
-      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
-        --feature-gates "--advertise-address=${ips%%,*}" ;;
-    netfork-dualstack)
-      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
-        --feature-gates=DualStackAPIServer=true "--advertise-address=${ips}" ;;
-  esac
-  served="$(docker exec "${node}" curl -fsk --max-time 5 "https://${ips%%,*}:6443/version" | jq -r .gitVersion)"
-  [[ "${served}" == "${want}" ]] || netfork::kind::die "${node}: kube-apiserver reports ${served:-nothing} after the switch to ${target}, want ${want}"
-}
-
 ns_keep=netfork-upgrade-keep
 ns_load=netfork-upgrade-load
 "${kubectl}" create namespace "${ns_keep}" >/dev/null
@@ -158,7 +135,7 @@ start=${SECONDS}
 for target in "${targets[@]}"; do
   for node in "${nodes[@]}"; do
     t0=${SECONDS}
-    apply_target "${node}" "${target}"
+    netfork::kind::switch_apiserver "${node}" "${target}"
     netfork::log "${node} -> ${target} in $((SECONDS - t0))s; checking"
     netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-in "${out}/snapshot.json"
   done

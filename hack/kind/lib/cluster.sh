@@ -169,6 +169,74 @@ netfork::kind::set_apiserver() {
   netfork::kind::wait_apiserver "${node}" "${old}"
 }
 
+# netfork::kind::switch_apiserver switches node $1's kube-apiserver to target $2 (one static-pod
+# manifest rewrite, then /readyz of the new process) and checks that the apiserver now serving
+# on the node reports the target's version; the caller sources images.sh too:
+#   upstream            upstream's apiserver at go.mod's pin, no netfork gates, one advertise address
+#   upstream@vX.Y.Z     the same at another release, whose image the node must hold
+#   netfork             netfork's image, default gates, one advertise address
+#   netfork-dualstack   netfork's image, DualStackAPIServer=true, IPv4,IPv6 advertise pair
+netfork::kind::switch_apiserver() {
+  local node="$1" target="$2" ips version="" want
+  ips="$(netfork::kind::node_ips "${node}")"
+  [[ "${target}" == upstream@* ]] && version="${target#upstream@}"
+  want="${version:-${K8S_VERSION}}"
+  if [[ "${target}" == netfork* ]]; then
+    netfork::version::get_vars
+    want="${NETFORK_GIT_VERSION}"
+  fi
+  case "${target}" in
+    upstream | upstream@*)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::upstream_apiserver_image "${version}")" \
+        --feature-gates "--advertise-address=${ips%%,*}" ;;
+    netfork)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
+        --feature-gates "--advertise-address=${ips%%,*}" ;;
+    netfork-dualstack)
+      netfork::kind::set_apiserver "${node}" "image=$(netfork::kind::netfork_apiserver_image)" \
+        --feature-gates=DualStackAPIServer=true "--advertise-address=${ips}" ;;
+    *) netfork::kind::die "switch_apiserver: ${target} is not upstream, upstream@vX.Y.Z, netfork or netfork-dualstack" ;;
+  esac
+  netfork::kind::check_apiserver_version "${node}" "${want}"
+}
+
+# netfork::kind::check_apiserver_version fails unless the kube-apiserver serving on node $1,
+# asked directly on the node's address, reports version $2.
+netfork::kind::check_apiserver_version() {
+  local ip served
+  ip="$(netfork::kind::node_ips "$1")"
+  served="$(docker exec "$1" curl -fsk --max-time 5 "https://${ip%%,*}:6443/version" | jq -r .gitVersion)"
+  [[ "${served}" == "$2" ]] || netfork::kind::die "$1: kube-apiserver reports ${served:-nothing}, want $2"
+  netfork::log "$1: kube-apiserver ${served}"
+}
+
+# netfork::kind::delete_on_exit makes the calling script delete cluster $1 (down.sh) whenever it
+# exits, Ctrl-C and SIGTERM included, first writing the cluster's logs to $2 (logs.sh) when it
+# fails; $3=true keeps the cluster instead.
+netfork::kind::delete_on_exit() {
+  NETFORK_KIND_EXIT_CLUSTER="$1"
+  NETFORK_KIND_EXIT_LOGS="$2"
+  NETFORK_KIND_EXIT_KEEP="${3:-false}"
+  trap netfork::kind::on_exit EXIT
+  trap 'exit 130' INT TERM
+}
+
+# netfork::kind::on_exit is delete_on_exit's EXIT trap; it keeps the script's exit status.
+netfork::kind::on_exit() {
+  local status=$? name="${NETFORK_KIND_EXIT_CLUSTER}"
+  trap - EXIT INT TERM
+  if ((status != 0)); then
+    netfork::kind::export_logs "${name}" "${NETFORK_KIND_EXIT_LOGS}" || true
+  fi
+  if [[ "${NETFORK_KIND_EXIT_KEEP}" == true ]]; then
+    netfork::log "kept cluster ${name} (make kind-down NAME=${name} deletes it)"
+  else
+    "${NETFORK_ROOT}/hack/kind/down.sh" --name "${name}" >/dev/null 2>&1 || true
+    netfork::log "deleted cluster ${name}"
+  fi
+  exit "${status}"
+}
+
 # netfork::kind::wait_ready waits until every node is Ready and CoreDNS is available; its
 # arguments are the kubectl command (binary and --kubeconfig).
 netfork::kind::wait_ready() {

@@ -23,10 +23,11 @@ NETFORK_KIND_IMAGES="${NETFORK_KIND_OUTPUT}/images"
 
 # netfork::kind::component_image builds one image and writes its archive, re-saving only when
 # the image changed.
-#   $1 name  $2 from: scratch | debian  $3 entrypoint (JSON array, or "" for none)
+#   $1 name  $2 from: scratch | debian | debian-e2e | a local docker image (e.g. another
+#   component image, netfork/kind-img-<name>:latest)  $3 entrypoint (JSON array, "" for none)
 #   $4 tags (space-separated registry names)  $5.. files as SRC:DEST (DEST absolute)
-# NETFORK_KIND_IMAGE_RUN (a shell command run in the image) and NETFORK_KIND_IMAGE_CMD (CMD as
-# JSON), when set, are added to the image.
+# NETFORK_KIND_IMAGE_RUN (a shell command run in the image), NETFORK_KIND_IMAGE_CMD (CMD as
+# JSON) and NETFORK_KIND_IMAGE_USER (USER), when set, are added to the image.
 netfork::kind::component_image() {
   local name="$1" from="$2" entrypoint="$3" tags="$4" ctx spec base id archive
   shift 4
@@ -34,12 +35,12 @@ netfork::kind::component_image() {
   rm -rf "${ctx}"
   mkdir -p "${ctx}/rootfs/tmp" "${ctx}/rootfs/etc"
   chmod 1777 "${ctx}/rootfs/tmp"
-  base=scratch
+  base="${from}"
   if [[ "${from}" == debian ]]; then
     base="$(netfork::kind::debian_image)"
   elif [[ "${from}" == debian-e2e ]]; then
     base="$(netfork::kind::debian_image DEBIAN_E2E_PACKAGES)"
-  else
+  elif [[ "${from}" == scratch ]]; then
     printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' >"${ctx}/rootfs/etc/passwd"
     printf 'root:x:0:\nnogroup:x:65534:\n' >"${ctx}/rootfs/etc/group"
     printf 'hosts: files dns\n' >"${ctx}/rootfs/etc/nsswitch.conf"
@@ -55,6 +56,7 @@ netfork::kind::component_image() {
     [[ -n "${NETFORK_KIND_IMAGE_RUN:-}" ]] && echo "RUN ${NETFORK_KIND_IMAGE_RUN}"
     [[ -n "${entrypoint}" ]] && echo "ENTRYPOINT ${entrypoint}"
     [[ -n "${NETFORK_KIND_IMAGE_CMD:-}" ]] && echo "CMD ${NETFORK_KIND_IMAGE_CMD}"
+    [[ -n "${NETFORK_KIND_IMAGE_USER:-}" ]] && echo "USER ${NETFORK_KIND_IMAGE_USER}"
   } >"${ctx}/Dockerfile"
   find "${ctx}" -exec touch -h -d @0 {} +
   docker build -q -t "netfork/kind-img-${name}:latest" "${ctx}" >/dev/null

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Copyright 2026 The netfork Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# e2e.sh builds upstream's e2e binary, the ginkgo CLI and the test images upstream's specs run,
+# with no registry, loads the images into a cluster's nodes and runs ginkgo so that a signal
+# interrupts it at once. Shared by e2e-upstream.sh and conformance.sh. Sourced after
+# common.sh, build.sh, base.sh and images.sh.
+
+# NETFORK_KIND_E2E_BIN holds e2e.test, ginkgo and the test images' programs.
+NETFORK_KIND_E2E_BIN="${NETFORK_KIND_BIN}/e2e"
+
+# netfork::kind::build_e2e builds upstream's e2e.test (go test -c k8s.io/kubernetes/test/e2e),
+# the ginkgo CLI, agnhost, nonewprivs' nnp and the sample-apiserver of the staging version the
+# e2e test links, in a copy of hack/kind/node's module (same pins), since go mod tidy keeps the
+# e2e test's own dependencies out of that module's go.sum.
+netfork::kind::build_e2e() {
+  local mod="${NETFORK_KIND_OUTPUT}/e2e-module" b="${NETFORK_KIND_E2E_BIN}" ldflags
+  mkdir -p "${mod}" "${b}"
+  cp "${NETFORK_KIND_NODE_MODULE}/go.mod" "${NETFORK_KIND_NODE_MODULE}/go.sum" "${mod}/"
+  ldflags="$(netfork::kind::upstream_ldflags)"
+  (cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::warm_if "${b}/e2e.test" \
+    netfork::kind::heavy go test -c -vet=off -trimpath -o "${b}/e2e.test" -ldflags "${ldflags}" k8s.io/kubernetes/test/e2e)
+  (cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::warm_if "${b}/sample-apiserver" \
+    netfork::kind::heavy go build -trimpath -o "${b}/" -ldflags "${ldflags}" github.com/onsi/ginkgo/v2/ginkgo \
+    k8s.io/kubernetes/test/images/agnhost k8s.io/kubernetes/test/images/nonewprivs k8s.io/sample-apiserver)
+  "${b}/e2e.test" --list-images >"${b}/images.txt" 2>/dev/null ||
+    netfork::kind::die "${b}/e2e.test --list-images failed"
+}
+
+# netfork::kind::e2e_tags prints, on one line, every image e2e.test names under
+# registry.k8s.io/$1 (e.g. e2e-test-images/agnhost: v1.37.2 lists 2.55 and 2.66.1), and fails
+# when it names none, so a renamed image stops the build instead of a spec much later.
+netfork::kind::e2e_tags() {
+  local tags
+  tags="$(grep -E "^registry\.k8s\.io/$1:" "${NETFORK_KIND_E2E_BIN}/images.txt" | tr '\n' ' ' | sed 's/ $//' || true)"
+  [[ -n "${tags}" ]] || netfork::kind::die "e2e.test --list-images names no registry.k8s.io/$1 image"
+  echo "${tags}"
+}
+
+# NETFORK_KIND_E2E_ARCHIVES lists the image archives the last netfork::kind::*_images call wrote.
+NETFORK_KIND_E2E_ARCHIVES=()
+
+# netfork::kind::e2e_images writes the archives of the images most specs run: agnhost (both tags)
+# on Debian with what upstream's Alpine base adds, and the stand-ins for nginx (agnhost netexec
+# on port 80) and busybox (Debian with busybox's applets).
+netfork::kind::e2e_images() {
+  local b="${NETFORK_KIND_E2E_BIN}" name
+  # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
+  NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
+    NETFORK_KIND_IMAGE_CMD='["pause"]' \
+    netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' \
+    "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost"
+  NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
+    netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' \
+    "$(netfork::kind::e2e_tags e2e-test-images/nginx)" "${b}/agnhost:/agnhost"
+  # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
+  NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done' \
+    NETFORK_KIND_IMAGE_CMD='["sh"]' \
+    netfork::kind::component_image e2e-busybox debian-e2e '' "$(netfork::kind::e2e_tags e2e-test-images/busybox)"
+  NETFORK_KIND_E2E_ARCHIVES=()
+  for name in e2e-agnhost e2e-nginx e2e-busybox; do
+    NETFORK_KIND_E2E_ARCHIVES+=("${NETFORK_KIND_IMAGES}/${name}.tar")
+  done
+}
+
+# netfork::kind::conformance_images writes, after netfork::kind::e2e_images' archives, those
+# of every other image the [Conformance] specs run, each from its source in the module cache
+# (test/images/<name>): kitten and nautilus (agnhost's test-webserver serving their html
+# files), nonewprivs (nnp, setuid), nonroot (Debian as user 1234), glibc-dns-testing (Debian
+# with dig), sample-apiserver (k8s.io/sample-apiserver), and etcd and pause from the node's
+# own binaries where e2e.test names a tag kubeadm does not.
+netfork::kind::conformance_images() {
+  local b="${NETFORK_KIND_E2E_BIN}" src name image
+  netfork::kind::e2e_images
+  src="$(netfork::kind::module_dir k8s.io/kubernetes "${K8S_VERSION}")/test/images"
+  for name in kitten nautilus; do
+    NETFORK_KIND_IMAGE_CMD='["test-webserver"]' \
+      netfork::kind::component_image "e2e-${name}" netfork/kind-img-e2e-agnhost:latest '' \
+      "$(netfork::kind::e2e_tags "e2e-test-images/${name}")" \
+      "${src}/${name}/html/${name}.jpg:/${name}.jpg" "${src}/${name}/html/data.json:/data.json"
+  done
+  NETFORK_KIND_IMAGE_RUN='chmod +s /usr/local/bin/nnp' NETFORK_KIND_IMAGE_CMD='["nnp"]' \
+    netfork::kind::component_image e2e-nonewprivs debian '' \
+    "$(netfork::kind::e2e_tags e2e-test-images/nonewprivs)" "${b}/nonewprivs:/usr/local/bin/nnp"
+  NETFORK_KIND_IMAGE_USER=1234 \
+    netfork::kind::component_image e2e-nonroot debian '' "$(netfork::kind::e2e_tags e2e-test-images/nonroot)"
+  netfork::kind::component_image e2e-glibc-dns-testing debian-e2e '' \
+    "$(netfork::kind::e2e_tags e2e-test-images/glibc-dns-testing)"
+  netfork::kind::component_image e2e-sample-apiserver debian '["/sample-apiserver"]' \
+    "$(netfork::kind::e2e_tags e2e-test-images/sample-apiserver)" "${b}/sample-apiserver:/sample-apiserver"
+  for name in e2e-kitten e2e-nautilus e2e-nonewprivs e2e-nonroot e2e-glibc-dns-testing e2e-sample-apiserver; do
+    NETFORK_KIND_E2E_ARCHIVES+=("${NETFORK_KIND_IMAGES}/${name}.tar")
+  done
+  for name in etcd pause; do
+    image="$(netfork::kind::e2e_tags "${name}")"
+    netfork::kind::kubeadm_images | grep -qxF "${image}" && continue
+    netfork::kind::component_image "e2e-${name}" scratch "[\"/usr/local/bin/${name}\"]" "${image}" \
+      "$(netfork::kind::node_binary "${name}"):/usr/local/bin/${name}"
+    NETFORK_KIND_E2E_ARCHIVES+=("${NETFORK_KIND_IMAGES}/e2e-${name}.tar")
+  done
+}
+
+# netfork::kind::node_binary prints where the node image's etcd or pause binary was built.
+netfork::kind::node_binary() {
+  case "$1" in
+    etcd) echo "${NETFORK_KIND_BIN}/node/etcd" ;;
+    pause) echo "${NETFORK_KIND_BIN}/addons/pause" ;;
+  esac
+}
+
+# netfork::kind::load_images imports image archives into every node of cluster $1, pinned
+# (load_archive) so that kubelet's image garbage collection never removes them: nothing could
+# pull them back.
+netfork::kind::load_images() {
+  local name="$1" node archive
+  shift
+  for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${name}" --filter "label=io.x-k8s.kind.role" --format '{{.Names}}'); do
+    [[ "$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.role"}}' "${node}")" == external-load-balancer ]] && continue
+    for archive in "$@"; do
+      netfork::kind::load_archive "${node}" "${archive}"
+    done
+  done
+}
+
+# netfork::kind::ginkgo runs the ginkgo CLI with its output in log file $1, in the background
+# so that a SIGTERM to the script (not only a terminal's Ctrl-C, which reaches ginkgo too)
+# interrupts it at once, and returns ginkgo's exit code. The caller's INT/TERM trap is reset
+# to "exit 130" afterwards, so its EXIT trap still deletes the cluster.
+netfork::kind::ginkgo() {
+  local log="$1" pid status=0
+  shift
+  echo "+ ginkgo $* (log: ${log#"${NETFORK_ROOT}/"})" | cut -c1-400 >&2
+  "${NETFORK_KIND_E2E_BIN}/ginkgo" "$@" >"${log}" 2>&1 &
+  pid=$!
+  # shellcheck disable=SC2064 # expand now: the PID is fixed
+  trap "kill -TERM ${pid} 2>/dev/null; wait ${pid}; exit 130" INT TERM
+  tail -n +1 --pid="${pid}" -f "${log}" >&2 &
+  wait "${pid}" || status=$?
+  trap 'exit 130' INT TERM
+  return "${status}"
+}
