@@ -26,8 +26,11 @@ SHELL := /usr/bin/env bash
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
 #   NAME        kind-up/kind-down: cluster name (default netfork)
-#   TOPOLOGY    kind-up, test-e2e-kind: single, dual or ha
-export WHAT VERBOSE GOTESTFLAGS
+#   TOPOLOGY    kind-up, test-e2e-kind, test-conformance: single, dual or ha
+#   APISERVER   test-conformance: netfork (default) or upstream (the pinned release's)
+#   FOCUS       test-conformance: the specs, a ginkgo regexp (default '\[Conformance\]')
+#   SHARD       test-conformance: I/N, only the I-th of N stable slices of the focused specs
+export WHAT VERBOSE GOTESTFLAGS APISERVER FOCUS SHARD
 
 .PHONY: help
 help: ## Show the targets and what they do.
@@ -104,6 +107,11 @@ test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, 
 .PHONY: test-e2e-kind-upstream
 test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] Services, ServiceCIDRs) on a kind cluster.
 	hack/kind/e2e-upstream.sh $(ARGS)
+
+.PHONY: test-conformance
+test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SHARD=I/N].
+	hack/kind/conformance.sh --apiserver "$${APISERVER:-netfork}" --topology "$(or $(TOPOLOGY),single)" \
+	  $${FOCUS:+--focus "$$FOCUS"} $${SHARD:+--shard "$$SHARD"} $(ARGS)
 
 .PHONY: release-tarball
 release-tarball: ## Write _output/release/kubernetes-server-linux-amd64.tar.gz for kind build node-image --type file.
