@@ -78,29 +78,55 @@ type CompletedConfig struct {
 	*completedConfig
 }
 
-// Complete gives the dual-stack lease reconciler and the kubernetes Service's
-// secondary IP, which only netfork has, then lets upstream complete the rest,
-// including every other endpoint reconciler.
+// Complete gives the kubernetes Service's secondary IP, which only netfork
+// has, lets upstream complete the rest, including every endpoint reconciler
+// but netfork's dual-stack lease reconciler, and then builds that one.
 func (c *Config) Complete() (CompletedConfig, error) {
 	if c.FeatureGate == nil {
 		return CompletedConfig{}, fmt.Errorf("controlplane.Config has no FeatureGate")
 	}
+	dualStackLeases := c.DualStack.Enabled && c.usesLeaseReconciler()
 	if c.DualStack.Enabled {
-		if err := c.completeDualStack(); err != nil {
+		if err := c.completeSecondaryServiceIP(); err != nil {
 			return CompletedConfig{}, err
 		}
 	}
+	if dualStackLeases {
+		// Upstream's Complete builds its own lease reconciler when none is set.
+		c.EndpointReconcilerConfig.Reconciler = reconcilers.NewNoneEndpointReconciler()
+	}
+	// Upstream's completed config points at c.Extra: the defaults it sets are c's,
+	// and so is the reconciler set after it.
+	upstream := c.Config.Complete()
+	if dualStackLeases {
+		reconciler, err := c.newDualStackLeaseReconciler()
+		if err != nil {
+			return CompletedConfig{}, fmt.Errorf("creating the dual-stack lease endpoint reconciler: %w", err)
+		}
+		upstream.EndpointReconcilerConfig.Reconciler = reconciler
+	}
 	return CompletedConfig{&completedConfig{
-		Upstream:              c.Config.Complete(),
+		Upstream:              upstream,
 		FeatureGate:           c.FeatureGate,
 		ServiceCIDRController: c.ServiceCIDRController,
 		DualStack:             c.DualStack,
 	}}, nil
 }
 
-// completeDualStack picks the kubernetes Service's secondary IP, which upstream
-// leaves unset as it never publishes that family, and builds netfork's lease reconciler.
-func (c *Config) completeDualStack() error {
+// usesLeaseReconciler says the configuration asks for the lease reconciler
+// and none was given, so netfork builds its dual-stack one in its place.
+func (c *Config) usesLeaseReconciler() bool {
+	switch c.EndpointReconcilerType {
+	case "", reconcilers.LeaseEndpointReconcilerType:
+		return c.EndpointReconcilerConfig.Reconciler == nil
+	default:
+		return false
+	}
+}
+
+// completeSecondaryServiceIP picks the kubernetes Service's secondary IP,
+// which upstream leaves unset as it never publishes that family.
+func (c *Config) completeSecondaryServiceIP() error {
 	if c.SecondaryAPIServerServiceIP == nil && c.SecondaryServiceIPRange.IP != nil {
 		ip, err := netutils.GetIndexedIP(&c.SecondaryServiceIPRange, 1)
 		if err != nil {
@@ -108,18 +134,5 @@ func (c *Config) completeDualStack() error {
 		}
 		c.SecondaryAPIServerServiceIP = ip
 	}
-	switch c.EndpointReconcilerType {
-	case "", reconcilers.LeaseEndpointReconcilerType:
-	default:
-		return nil
-	}
-	if c.EndpointReconcilerConfig.Reconciler != nil {
-		return nil
-	}
-	reconciler, err := c.newDualStackLeaseReconciler()
-	if err != nil {
-		return fmt.Errorf("creating the dual-stack lease endpoint reconciler: %w", err)
-	}
-	c.EndpointReconcilerConfig.Reconciler = reconciler
 	return nil
 }

@@ -33,6 +33,7 @@ type Instance struct {
 // control plane and storage providers, with netfork's in place of the core and
 // networking ones, and the controllers netfork owns.
 func (c CompletedConfig) New(delegationTarget genericapiserver.DelegationTarget) (*Instance, error) {
+	// upstream-shim begin: k8s.io/kubernetes/pkg/controlplane/instance.go CompletedConfig.New
 	cp, err := c.Upstream.ControlPlane.New(controlplaneapiserver.KubeAPIServer, delegationTarget)
 	if err != nil {
 		return nil, err
@@ -48,6 +49,7 @@ func (c CompletedConfig) New(delegationTarget genericapiserver.DelegationTarget)
 	if err := cp.InstallAPIs(providers...); err != nil {
 		return nil, err
 	}
+	// upstream-shim end
 	for _, add := range []func(*genericapiserver.GenericAPIServer, kubernetes.Interface) error{
 		c.addKubernetesServiceController,
 		c.addDefaultServiceCIDRController,

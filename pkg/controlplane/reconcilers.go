@@ -24,7 +24,6 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	api "k8s.io/kubernetes/pkg/apis/core"
-	upstreamcontrolplane "k8s.io/kubernetes/pkg/controlplane"
 	"k8s.io/kubernetes/pkg/controlplane/reconcilers"
 
 	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
@@ -34,15 +33,11 @@ import (
 // (DualStackAPIServer), which keeps upstream's leases at upstream's prefix
 // beside its own address leases. Those live one reconcile interval longer than
 // upstream's, so a netfork apiserver that dies drops out of upstream's first.
-// Upstream's Complete builds every other reconciler.
+// Upstream's Complete builds every other reconciler; this runs after it, on
+// the TTL and interval it defaulted.
 func (c *Config) newDualStackLeaseReconciler() (reconcilers.EndpointReconciler, error) {
 	ttl, interval := c.MasterEndpointReconcileTTL, c.EndpointReconcilerConfig.Interval
-	if ttl == 0 {
-		ttl = upstreamcontrolplane.DefaultEndpointReconcilerTTL
-	}
-	if interval == 0 {
-		interval = upstreamcontrolplane.DefaultEndpointReconcilerInterval
-	}
+	// upstream-shim begin: k8s.io/kubernetes/pkg/controlplane/instance.go Config.createLeaseReconciler
 	loopback := c.ControlPlane.Generic.LoopbackClientConfig
 	endpoints, err := corev1client.NewForConfig(loopback)
 	if err != nil {
@@ -60,6 +55,7 @@ func (c *Config) newDualStackLeaseReconciler() (reconcilers.EndpointReconciler, 
 	if err != nil {
 		return nil, fmt.Errorf("creating apiserver leases at %s: %w", netforkreconcilers.LegacyLeasesPrefix, err)
 	}
+	// upstream-shim end
 	leases, err := netforkreconcilers.NewAddressLeases(storage, netforkreconcilers.AddressLeasesPrefix, ttl+interval)
 	if err != nil {
 		legacy.Destroy()

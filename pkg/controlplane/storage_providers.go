@@ -42,7 +42,7 @@ func (c CompletedConfig) StorageProviders(client *kubernetes.Clientset) ([]contr
 	}
 	// ClusterIP IPAddresses are written in process through the networking
 	// group's IPAddress storage, with this apiserver's admission chain.
-	ipAddresses := ipaddresswriter.New(c.Upstream.ControlPlane.Generic.AdmissionControl, client.NetworkingV1())
+	ipAddresses := ipaddresswriter.New(c.Upstream.ControlPlane.Generic.AdmissionControl, c.Upstream.ControlPlane.Generic.RequestInfoResolver, client.NetworkingV1())
 	replaced := map[string]bool{}
 	for i, p := range providers {
 		switch p.GroupName() {

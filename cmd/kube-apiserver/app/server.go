@@ -177,6 +177,7 @@ type PreparedServer interface {
 // changes the configuration before it is completed, e.g. for a test to
 // shorten intervals no flag sets.
 func NewServer(opts options.CompletedOptions, configure ...func(*Config)) (PreparedServer, error) {
+	// upstream-shim begin: k8s.io/kubernetes/cmd/kube-apiserver/app/server.go Run
 	if opts.InformerName == nil {
 		informerName, err := cache.NewInformerName("kube-apiserver")
 		if err != nil {
@@ -184,6 +185,7 @@ func NewServer(opts options.CompletedOptions, configure ...func(*Config)) (Prepa
 		}
 		opts.InformerName = informerName
 	}
+	// upstream-shim end
 	listener, err := opts.Listen(context.Background())
 	if err != nil {
 		return nil, err

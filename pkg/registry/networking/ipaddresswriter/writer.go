@@ -44,6 +44,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"reflect"
 	"sync/atomic"
 
@@ -52,6 +54,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -59,6 +62,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/storage"
 	storeerr "k8s.io/apiserver/pkg/storage/errors"
 	"k8s.io/client-go/applyconfigurations"
@@ -76,14 +80,17 @@ const FieldManager = "kube-apiserver"
 var (
 	ipAddressKind     = networkingv1.SchemeGroupVersion.WithKind("IPAddress")
 	ipAddressResource = networkingv1.SchemeGroupVersion.WithResource("ipaddresses")
+	// ipAddressesPath is the collection's URL path, which a loopback POST goes to.
+	ipAddressesPath = "/apis/" + networkingv1.SchemeGroupVersion.String() + "/" + ipAddressResource.Resource
 )
 
 // Writer creates and deletes IPAddresses; see the package documentation.
 type Writer struct {
-	admit    admission.Interface
-	loopback networkingv1client.IPAddressesGetter
-	user     user.Info
-	bound    atomic.Pointer[binding]
+	admit       admission.Interface
+	requestInfo genericapirequest.RequestInfoResolver
+	loopback    networkingv1client.IPAddressesGetter
+	user        user.Info
+	bound       atomic.Pointer[binding]
 }
 
 // binding is the storage the Writer writes through once bound.
@@ -93,14 +100,22 @@ type binding struct {
 }
 
 // New returns a Writer that admits its writes with admit (the apiserver's
-// admission chain; nil admits everything) and, until Bind, writes through loopback.
-func New(admit admission.Interface, loopback networkingv1client.IPAddressesGetter) *Writer {
+// admission chain; nil admits everything), describes them as requestInfo (the
+// apiserver's resolver; nil is a default generic apiserver's) describes a
+// request and, until Bind, writes through loopback.
+func New(admit admission.Interface, requestInfo genericapirequest.RequestInfoResolver, loopback networkingv1client.IPAddressesGetter) *Writer {
 	if admit == nil {
 		admit = admitAll{}
 	}
+	if requestInfo == nil {
+		requestInfo = genericapiserver.NewRequestInfoResolver(&genericapiserver.Config{
+			LegacyAPIGroupPrefixes: sets.NewString(genericapiserver.DefaultLegacyAPIPrefix),
+		})
+	}
 	return &Writer{
-		admit:    admit,
-		loopback: loopback,
+		admit:       admit,
+		requestInfo: requestInfo,
+		loopback:    loopback,
 		user: &user.DefaultInfo{
 			Name:   user.APIServerUser,
 			UID:    string(uuid.NewUUID()),
@@ -115,8 +130,7 @@ func (w *Writer) Bind(store *genericregistry.Store) error {
 	if store == nil {
 		return fmt.Errorf("binding the IPAddress writer: no storage")
 	}
-	// The reset fields as the API installer derives them from the storage.
-	fields, err := newFieldManager(fieldpath.NewExcludeFilterSetMap(store.GetResetFields()))
+	fields, err := newFieldManager(store.GetResetFields())
 	if err != nil {
 		return fmt.Errorf("binding the IPAddress writer: %w", err)
 	}
@@ -124,13 +138,17 @@ func (w *Writer) Bind(store *genericregistry.Store) error {
 	return nil
 }
 
-// newFieldManager is the field manager the API handler builds for
-// networking.k8s.io/v1 IPAddresses, over the schema client-go carries.
-func newFieldManager(reset map[fieldpath.APIVersion]fieldpath.Filter) (*managedfields.FieldManager, error) {
+// newFieldManager is the field manager the API installer builds for
+// networking.k8s.io/v1 IPAddresses, over the schema client-go carries, with
+// the storage's reset fields. The installer keeps its own in its handlers'
+// request scope, out of reach.
+func newFieldManager(resetFields map[fieldpath.APIVersion]*fieldpath.Set) (*managedfields.FieldManager, error) {
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/installer.go APIInstaller.registerResourceHandlers
 	fields, err := managedfields.NewDefaultFieldManager(
 		applyconfigurations.NewTypeConverter(legacyscheme.Scheme),
 		legacyscheme.Scheme, legacyscheme.Scheme, legacyscheme.Scheme,
-		ipAddressKind, networking.SchemeGroupVersion, "", reset)
+		ipAddressKind, networking.SchemeGroupVersion, "", fieldpath.NewExcludeFilterSetMap(resetFields))
+	// upstream-shim end
 	if err != nil {
 		return nil, fmt.Errorf("field manager for %s: %w", ipAddressKind, err)
 	}
@@ -143,7 +161,10 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 	if b == nil {
 		return w.loopback.IPAddresses().Create(ctx, obj, opts)
 	}
-	ctx, cancel := w.requestContext(ctx, "create", obj.Name)
+	ctx, cancel, err := w.requestContext(ctx, http.MethodPost, ipAddressesPath)
+	if err != nil {
+		return nil, err
+	}
 	defer cancel()
 
 	in := &networking.IPAddress{}
@@ -179,7 +200,10 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	if b == nil {
 		return w.loopback.IPAddresses().Delete(ctx, name, opts)
 	}
-	ctx, cancel := w.requestContext(ctx, "delete", name)
+	ctx, cancel, err := w.requestContext(ctx, http.MethodDelete, ipAddressesPath+"/"+name)
+	if err != nil {
+		return err
+	}
 	defer cancel()
 
 	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
@@ -208,29 +232,36 @@ var errNeedsStore = errors.New("the IPAddress has finalizers")
 // is left to Store.Delete. IPAddress storage has no graceful deletion and no
 // delete hooks, so for the rest the outcome is the same.
 func (b *binding) delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) error {
-	if !plainDelete(opts) {
-		_, _, err := b.store.Delete(ctx, name, validate, opts)
-		return err
+	if plainDelete(opts) {
+		err := b.deleteStored(ctx, name, func(ctx context.Context, obj runtime.Object) error {
+			m, err := meta.Accessor(obj)
+			if err != nil || len(m.GetFinalizers()) > 0 {
+				return errNeedsStore
+			}
+			return validate(ctx, obj)
+		})
+		if !errors.Is(err, errNeedsStore) {
+			return err
+		}
 	}
+	_, _, err := b.store.Delete(ctx, name, validate, opts)
+	return err
+}
+
+// deleteStored is the etcd delete at the heart of Store.Delete, checked by
+// check and without the read before it. check's own error comes back as it is.
+func (b *binding) deleteStored(ctx context.Context, name string, check storage.ValidateObjectFunc) error {
+	// upstream-shim begin: k8s.io/apiserver/pkg/registry/generic/registry/store.go Store.Delete
 	key, err := b.store.KeyFunc(ctx, name)
 	if err != nil {
 		return err
 	}
-	err = b.store.Storage.Delete(ctx, key, b.store.NewFunc(), &storage.Preconditions{}, func(ctx context.Context, obj runtime.Object) error {
-		m, err := meta.Accessor(obj)
-		if err != nil || len(m.GetFinalizers()) > 0 {
-			return errNeedsStore
-		}
-		return validate(ctx, obj)
-	}, false, nil, storage.DeleteOptions{})
-	if errors.Is(err, errNeedsStore) {
-		_, _, err = b.store.Delete(ctx, name, validate, opts)
-		return err
-	}
+	err = b.store.Storage.Delete(ctx, key, b.store.NewFunc(), &storage.Preconditions{}, check, false, nil, storage.DeleteOptions{})
 	if err != nil {
 		return storeerr.InterpretDeleteError(err, b.store.DefaultQualifiedResource, name)
 	}
 	return nil
+	// upstream-shim end
 }
 
 // plainDelete says opts ask for nothing but removing the object: every field
@@ -239,11 +270,16 @@ func plainDelete(opts *metav1.DeleteOptions) bool {
 	return reflect.DeepEqual(*opts, metav1.DeleteOptions{TypeMeta: opts.TypeMeta})
 }
 
-// requestContext is the context a loopback request for name would be served
-// with: the loopback user and the request's description, nothing of the
-// caller's (whose user, audit event and request info are the Service
-// request's), but the caller's deadline and cancellation.
-func (w *Writer) requestContext(parent context.Context, verb, name string) (context.Context, context.CancelFunc) {
+// requestContext is the context a loopback request would be served with: the
+// loopback user and the RequestInfo this apiserver's handler chain gives a
+// request of method on path, nothing of the caller's (whose user, audit event
+// and request info are the Service request's), but the caller's deadline and
+// cancellation.
+func (w *Writer) requestContext(parent context.Context, method, path string) (context.Context, context.CancelFunc, error) {
+	info, err := w.requestInfo.NewRequestInfo(&http.Request{Method: method, URL: &url.URL{Path: path}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("describing %s %s: %w", method, path, err)
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
 	cancelAll := func() { stop(); cancel(nil) }
@@ -254,17 +290,7 @@ func (w *Writer) requestContext(parent context.Context, verb, name string) (cont
 	}
 	ctx = genericapirequest.WithUser(ctx, w.user)
 	ctx = genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
-	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
-		IsResourceRequest: true,
-		Verb:              verb,
-		APIPrefix:         "apis",
-		APIGroup:          networkingv1.GroupName,
-		APIVersion:        networkingv1.SchemeGroupVersion.Version,
-		Resource:          ipAddressResource.Resource,
-		Name:              name,
-		Path:              "/apis/" + networkingv1.SchemeGroupVersion.String() + "/ipaddresses/" + name,
-	})
-	return ctx, cancelAll
+	return genericapirequest.WithRequestInfo(ctx, info), cancelAll, nil
 }
 
 // mutate runs the mutating half of admit for op, as the API handler does before storing.

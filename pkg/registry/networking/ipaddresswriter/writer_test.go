@@ -19,6 +19,8 @@ package ipaddresswriter
 import (
 	"context"
 	"errors"
+	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
@@ -32,7 +34,7 @@ import (
 func TestUnboundWriterUsesLoopback(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewClientset()
-	w := New(nil, client.NetworkingV1())
+	w := New(nil, nil, client.NetworkingV1())
 	obj := &networkingv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{Name: "10.96.0.10"},
 		Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "web"}},
@@ -55,22 +57,22 @@ func TestUnboundWriterUsesLoopback(t *testing.T) {
 }
 
 func TestRequestContext(t *testing.T) {
-	w := New(nil, nil)
+	w := New(nil, nil, nil)
 	type key struct{}
 	deadline := time.Now().Add(time.Hour)
 	parent, cancelParent := context.WithDeadline(context.WithValue(context.Background(), key{}, "service request"), deadline)
 	parent = genericapirequest.WithUser(parent, &user.DefaultInfo{Name: "alice"})
 
-	ctx, cancel := w.requestContext(parent, "create", "10.96.0.10")
+	ctx, cancel, err := w.requestContext(parent, http.MethodPost, ipAddressesPath)
+	if err != nil {
+		t.Fatalf("requestContext: %v", err)
+	}
 	defer cancel()
 	if u, ok := genericapirequest.UserFrom(ctx); !ok || u.GetName() != user.APIServerUser || u.GetGroups()[0] != user.SystemPrivilegedGroup {
 		t.Errorf("user = %v, want %s in %s, as the loopback client", u, user.APIServerUser, user.SystemPrivilegedGroup)
 	}
 	if ctx.Value(key{}) != nil {
 		t.Error("the context carries the caller's values; want only its deadline and cancellation")
-	}
-	if info, ok := genericapirequest.RequestInfoFrom(ctx); !ok || info.Resource != "ipaddresses" || info.Verb != "create" || info.Name != "10.96.0.10" {
-		t.Errorf("request info = %+v", info)
 	}
 	if got, ok := ctx.Deadline(); !ok || !got.Equal(deadline) {
 		t.Errorf("deadline = %v, %v; want the caller's %v", got, ok, deadline)
@@ -83,5 +85,39 @@ func TestRequestContext(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("canceling the caller did not cancel the write")
+	}
+}
+
+// TestRequestInfo checks that the writes carry the RequestInfo of the loopback
+// requests they stand for: a POST to the collection, a DELETE of the object.
+func TestRequestInfo(t *testing.T) {
+	w := New(nil, nil, nil)
+	for _, tc := range []struct {
+		method, path string
+		want         genericapirequest.RequestInfo
+	}{{
+		method: http.MethodPost, path: "/apis/networking.k8s.io/v1/ipaddresses",
+		want: genericapirequest.RequestInfo{IsResourceRequest: true, Path: "/apis/networking.k8s.io/v1/ipaddresses", Verb: "create",
+			APIPrefix: "apis", APIGroup: "networking.k8s.io", APIVersion: "v1", Resource: "ipaddresses", Parts: []string{"ipaddresses"}},
+	}, {
+		method: http.MethodDelete, path: "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.10",
+		want: genericapirequest.RequestInfo{IsResourceRequest: true, Path: "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.10", Verb: "delete",
+			APIPrefix: "apis", APIGroup: "networking.k8s.io", APIVersion: "v1", Resource: "ipaddresses", Name: "10.96.0.10",
+			Parts: []string{"ipaddresses", "10.96.0.10"}},
+	}} {
+		t.Run(tc.method, func(t *testing.T) {
+			ctx, cancel, err := w.requestContext(context.Background(), tc.method, tc.path)
+			if err != nil {
+				t.Fatalf("requestContext: %v", err)
+			}
+			defer cancel()
+			info, ok := genericapirequest.RequestInfoFrom(ctx)
+			if !ok || !reflect.DeepEqual(*info, tc.want) {
+				t.Errorf("request info = %+v, want %+v", info, tc.want)
+			}
+			if ns, _ := genericapirequest.NamespaceFrom(ctx); ns != "" {
+				t.Errorf("namespace = %q, want none: IPAddresses are cluster-scoped", ns)
+			}
+		})
 	}
 }

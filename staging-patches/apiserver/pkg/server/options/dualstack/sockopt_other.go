@@ -28,7 +28,9 @@ func socketControl(opts ListenOptions) func(network, address string, c syscall.R
 	if !opts.PermitPortSharing && !opts.PermitAddressSharing {
 		return nil
 	}
+	// upstream-shim begin: k8s.io/apiserver/pkg/server/options/serving_windows.go permitPortReuse,permitAddressReuse
 	return func(string, string, syscall.RawConn) error {
 		return errors.New("port and address sharing are not supported on this platform")
 	}
+	// upstream-shim end
 }

@@ -32,6 +32,7 @@ func socketControl(opts ListenOptions) func(network, address string, c syscall.R
 	if !opts.PermitPortSharing && !opts.PermitAddressSharing {
 		return nil
 	}
+	// upstream-shim begin: k8s.io/apiserver/pkg/server/options/serving_unix.go permitPortReuse,permitAddressReuse
 	return func(_, address string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) {
 			if opts.PermitPortSharing {
@@ -49,3 +50,5 @@ func setSocketOption(fd uintptr, address, name string, option int) {
 		klog.Warningf("failed to set %s on the socket for %s: %v", name, address, err)
 	}
 }
+
+// upstream-shim end
