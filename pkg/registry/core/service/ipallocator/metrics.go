@@ -24,6 +24,8 @@ import (
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
+// upstream-shim begin: k8s.io/kubernetes/pkg/registry/core/service/ipallocator/metrics.go clusterIPAllocated,clusterIPAvailable,clusterIPAllocations,clusterIPAllocationErrors,clusterIPAllocationLatency
+
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/ipallocator
 // metrics.go at v1.37.2): same names, help, labels, buckets and stability, so
 // dashboards and alerts written for upstream read netfork's bitmap unchanged.
@@ -85,6 +87,8 @@ var (
 		[]string{"cidr"},
 	)
 )
+
+// upstream-shim end
 
 // registration registers the collectors the first time an allocator enables
 // metrics: upstream's ipallocator registers collectors with these very names

@@ -24,6 +24,8 @@ import (
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 )
 
+// upstream-shim begin: k8s.io/kubernetes/pkg/registry/core/service/portallocator/metrics.go nodePortAllocated,nodePortAvailable,nodePortAllocations,nodePortAllocationErrors
+
 // The descriptors are upstream's (k8s.io/kubernetes/pkg/registry/core/service/portallocator
 // metrics.go at v1.37.2): same names, help, labels and stability.
 const (
@@ -71,6 +73,8 @@ var (
 		[]string{"scope"},
 	)
 )
+
+// upstream-shim end
 
 // registration registers the collectors the first time the allocator enables
 // metrics, over upstream's (registered first through a throwaway PortAllocator),

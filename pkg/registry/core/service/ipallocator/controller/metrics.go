@@ -43,6 +43,8 @@ const (
 	errorTypeBitmapOnly = "bitmapOnlyAPIServer"
 )
 
+// upstream-shim begin: k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller/metrics.go clusterIPRepairIPErrors,clusterIPRepairReconcileErrors
+
 var (
 	// clusterIPRepairIPErrors counts the problems the repair loop found, by type.
 	clusterIPRepairIPErrors = metrics.NewCounterVec(
@@ -66,6 +68,8 @@ var (
 		},
 	)
 )
+
+// upstream-shim end
 
 // registration registers the metrics once. Upstream's repair loop
 // (k8s.io/kubernetes/pkg/registry/core/service/ipallocator/controller.NewRepair)

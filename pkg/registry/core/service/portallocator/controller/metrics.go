@@ -39,6 +39,8 @@ const (
 	errorTypeUnknown    = "unknown"
 )
 
+// upstream-shim begin: k8s.io/kubernetes/pkg/registry/core/service/portallocator/controller/metrics.go nodePortRepairPortErrors,nodePortRepairReconcileErrors
+
 var (
 	// nodePortRepairPortErrors counts the problems the repair loop found, by type.
 	nodePortRepairPortErrors = metrics.NewCounterVec(
@@ -62,6 +64,8 @@ var (
 		},
 	)
 )
+
+// upstream-shim end
 
 // registration registers the metrics once. Upstream's repair loop
 // (k8s.io/kubernetes/pkg/registry/core/service/portallocator/controller.NewRepair)
