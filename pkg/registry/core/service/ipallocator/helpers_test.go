@@ -17,15 +17,16 @@ limitations under the License.
 package ipallocator
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/ktesting"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 	netutils "k8s.io/utils/net"
@@ -108,23 +109,48 @@ func mustMap(t testing.TB, rangeSpec string) *allocator.AllocationMap {
 	return m
 }
 
-// testLogs is what klog logged during a test, see captureLogs.
-type testLogs struct{ logger klog.Logger }
+// testLogs is what klog wrote during a test, see captureLogs.
+type testLogs struct{ buf *lockedBuffer }
 
-// captureLogs sends klog's global output to a buffer until the test ends, for
-// code that logs through klog.Background(). Tests that use it must not run in
-// parallel with others, which would log into the same buffer.
+// lockedBuffer is a buffer klog and the test may use at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// captureLogs sends klog's text output to a buffer until the test ends, for
+// code that logs through klog.Background(). It changes klog's output, which
+// klog guards with its own lock, and not its logger: klog.SetLogger and
+// ClearLogger race with the embedded etcd's gRPC goroutines, which log through
+// klog the whole time. Tests that use it must not run in parallel with others,
+// which would log into the same buffer.
 func captureLogs(t *testing.T) testLogs {
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
-	klog.SetLogger(logger)
-	t.Cleanup(klog.ClearLogger)
-	return testLogs{logger: logger}
+	buf := &lockedBuffer{}
+	klog.LogToStderr(false)
+	klog.SetOutput(buf)
+	t.Cleanup(func() {
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+	})
+	return testLogs{buf: buf}
 }
 
 // lines are the logged lines that contain substr.
 func (l testLogs) lines(substr string) []string {
 	var out []string
-	for _, line := range strings.Split(l.logger.GetSink().(ktesting.Underlier).GetBuffer().String(), "\n") {
+	for _, line := range strings.Split(l.buf.String(), "\n") {
 		if strings.Contains(line, substr) {
 			out = append(out, line)
 		}
