@@ -51,7 +51,7 @@ const (
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
 	start := time.Now()
 	c := spec.contender
-	r = result{Contender: c.name, N: spec.n, Workers: o.Workers, Apiservers: o.Apiservers, CIDRs: spec.cidrs, Round: spec.round, LoadAverage: loadAverage()}
+	r = newResult(o, spec)
 	defer func() { r.finish(start) }()
 	fmt.Fprintf(log, "bench-services: %s: starting etcd and %s\n", spec.name(), c.binary(o))
 
@@ -76,7 +76,6 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		r.failf("before creating: %v", err)
 		return r
 	}
-	r.CreatePace, r.DeletePace = spec.createPace, spec.deletePace
 	defer startProfile(ctx, o, cl, spec, phaseCreate, dirs, log)()
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
 	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.createPace, c.headless)

@@ -76,6 +76,14 @@ type result struct {
 	LoadAverage float64 `json:"loadavg_1m_at_start"`
 }
 
+// newResult is a run's result before it measured anything: what the run is, the pace
+// it is held to, and the machine's load as it starts.
+func newResult(o *options, spec runSpec) result {
+	return result{Contender: spec.contender.name, N: spec.n, Workers: o.Workers, Apiservers: o.Apiservers,
+		CIDRs: spec.cidrs, Round: spec.round, CreatePace: spec.createPace, DeletePace: spec.deletePace,
+		LoadAverage: loadAverage()}
+}
+
 // latencyMS are a phase's latency percentiles in milliseconds.
 type latencyMS struct {
 	P50 float64 `json:"p50_ms"`

@@ -119,7 +119,7 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) (int, error)
 		}
 		var r result
 		if err := spec.setPace(results); err != nil {
-			r = result{Contender: spec.contender.name, N: spec.n, CIDRs: spec.cidrs, Round: spec.round, Workers: o.Workers, Apiservers: o.Apiservers}
+			r = newResult(o, spec)
 			r.failf("%v", err)
 			r.finish(time.Now())
 		} else {
