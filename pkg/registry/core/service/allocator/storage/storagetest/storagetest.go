@@ -87,6 +87,8 @@ type Storage struct {
 	ServiceIPs, NodePorts *storagebackend.ConfigForResource
 	// Prefix is where the test's keys live in etcd.
 	Prefix string
+	// Factory is the storage factory the configs came from, for the configs of other resources.
+	Factory serverstorage.StorageFactory
 }
 
 // New builds the storage configs the way the apiserver builds them (its
@@ -110,6 +112,7 @@ func New(t testing.TB) Storage {
 		ServiceIPs: services.ForResource(api.Resource("serviceipallocations")),
 		NodePorts:  services.ForResource(api.Resource("servicenodeportallocations")),
 		Prefix:     prefix,
+		Factory:    factory,
 	}
 }
 

@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package jointwrite writes a new Service and the IPAddress of one of its
+// ClusterIPs in one etcd transaction, where upstream writes the IPAddress in
+// a request of its own before the Service's.
+//
+// Everything but the etcd write stays where it was. The allocator prepares
+// the IPAddress while the Service storage begins the create, as before: the
+// IPAddress goes through admission (webhooks and ValidatingAdmissionPolicies
+// on ipaddresses see and can refuse it), gets its managed fields, and passes
+// its registry's strategy and validation; then PreparingStorage, in place of
+// the etcd write at the end of the IPAddress registry's create, encodes it as
+// that registry's etcd storage would (storage version, codec, the
+// encryption-at-rest transformer of ipaddresses) and hands it to the Slot of
+// the Service's request. The Service's own create goes on (its validation,
+// admission and quota); ServiceStorage then writes both keys in one
+// transaction that succeeds only if neither exists. A Service create that
+// fails before that leaves no IPAddress behind, not even for a moment.
+//
+// One IPAddress rides with the Service at most: two objects of one resource
+// written in one transaction would share a resourceVersion, and a watch
+// resumed from it would miss the second. The other ClusterIP of a dual-stack
+// Service is prepared alike and written in a transaction of its own just
+// before the Service's, so it too is written only once the Service passed
+// admission.
+package jointwrite
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// ErrCannotPrepare says an IPAddress cannot be written with its Service: the
+// IPAddresses are written through the loopback client, or on other etcd
+// servers than the Services.
+var ErrCannotPrepare = errors.New("the IPAddress cannot be written with its Service")
+
+// Outcome is what became of a prepared write.
+type Outcome int
+
+const (
+	// Written: the Service and the IPAddress were stored.
+	Written Outcome = iota
+	// AddressTaken: the IPAddress already existed, and nothing was stored.
+	AddressTaken
+	// NotWritten: nothing was stored, for another reason (the Service
+	// existed, etcd failed); the Service create fails with it.
+	NotWritten
+)
+
+// Write is an IPAddress prepared to ride in a Service's transaction.
+type Write struct {
+	// Key is the IPAddress's etcd key and Data its stored value, encoded and
+	// transformed as the IPAddress storage would write them.
+	Key  string
+	Data []byte
+	// Done is told the outcome once the transaction ran. Its error, for
+	// AddressTaken, is the Service create's.
+	Done func(Outcome) error
+}
+
+// Slot carries the IPAddress writes of one Service create, from the
+// allocator that prepares them to the Service storage that stores them: the
+// first held rides in the Service's transaction, any other is written on its
+// own just before it. A Slot is used by one request at a time.
+type Slot struct {
+	servers []string
+
+	mu     sync.Mutex
+	owner  runtime.Object
+	writes []*Write
+}
+
+type slotKey struct{}
+
+type prepareKey struct{}
+
+// WithSlot returns ctx with a new, empty Slot for a create of the Service
+// storage whose etcd servers are servers.
+func WithSlot(ctx context.Context, servers []string) (context.Context, *Slot) {
+	s := &Slot{servers: slices.Clone(servers)}
+	return context.WithValue(ctx, slotKey{}, s), s
+}
+
+// From is ctx's Slot, or nil.
+func From(ctx context.Context) *Slot {
+	s, _ := ctx.Value(slotKey{}).(*Slot)
+	return s
+}
+
+// Accepts tells whether the slot's Service is stored on the etcd servers
+// the IPAddresses are: one transaction cannot span two etcd clusters
+// (--etcd-servers-overrides).
+func (s *Slot) Accepts(servers []string) bool {
+	return s != nil && slices.Equal(s.servers, servers)
+}
+
+// Hold adds w to the writes of the Service owner (the object the Service
+// storage will be asked to create). Writes held for another object are dropped.
+func (s *Slot) Hold(owner runtime.Object, w *Write) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owner != owner {
+		s.owner, s.writes = owner, nil
+	}
+	s.writes = append(s.writes, w)
+}
+
+// Take removes and returns the writes held for owner, or nil.
+func (s *Slot) Take(owner runtime.Object) []*Write {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owner != owner {
+		return nil
+	}
+	w := s.writes
+	s.owner, s.writes = nil, nil
+	return w
+}
+
+// Reset drops what the slot holds, for a request that begins again. The
+// writes' owner releases their addresses on its own.
+func (s *Slot) Reset() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.owner, s.writes = nil, nil
+}
+
+// Prepared is where PreparingStorage puts the encoded object of a create run with ctx.
+type Prepared struct {
+	Key  string
+	Data []byte
+}
+
+// WithPrepare returns ctx, whose creates on a PreparingStorage are encoded
+// into p instead of written.
+func WithPrepare(ctx context.Context, p *Prepared) context.Context {
+	return context.WithValue(ctx, prepareKey{}, p)
+}
+
+func preparedFrom(ctx context.Context) *Prepared {
+	p, _ := ctx.Value(prepareKey{}).(*Prepared)
+	return p
+}
