@@ -81,7 +81,8 @@ func (p *Provider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResou
 	if !ok {
 		return info, fmt.Errorf("the Service storage needs the pods storage, which is %T", storage["pods"])
 	}
-	services, status, proxy, err := servicestore.NewREST(restOptionsGetter,
+	var joint jointStorage
+	services, status, proxy, err := servicestore.NewREST(joint.decorate(restOptionsGetter),
 		p.allocators.clusterIPs.Primary.IPFamily(),
 		p.allocators.clusterIPs.ByFamily,
 		p.allocators.nodePorts,
@@ -95,7 +96,7 @@ func (p *Provider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResou
 		services.Destroy()
 		return info, err
 	}
-	for name, s := range map[string]rest.Storage{"services": services, "services/status": status, "services/proxy": proxy} {
+	for name, s := range map[string]rest.Storage{"services": joint.rest(services), "services/status": status, "services/proxy": proxy} {
 		storage[name] = s
 	}
 	return info, nil

@@ -31,6 +31,7 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 // commitAttempts bounds how often a Service create or update is retried after
@@ -108,6 +109,8 @@ func commitWithRetry(ctx context.Context, svc *api.Service, committer serviceCom
 	original := svc.DeepCopy()
 	var lost []string
 	for attempt := 1; ; attempt++ {
+		// What an earlier attempt prepared for the Service's transaction is void.
+		jointwrite.From(ctx).Reset()
 		finish, err := begin()
 		if err != nil {
 			return nil, err
@@ -117,22 +120,32 @@ func commitWithRetry(ctx context.Context, svc *api.Service, committer serviceCom
 			return finish, nil
 		}
 		finish(ctx, false)
-
-		var collision *ipallocator.CollisionError
-		switch {
-		case errors.As(err, &collision) && collision.Static:
-			el := field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), original.Spec.ClusterIPs,
-				fmt.Sprintf("failed to allocate IP %s: %v", collision.IP, ipallocator.ErrAllocated))}
-			return nil, apierrors.NewInvalid(api.Kind("Service"), svc.Name, el)
-		case errors.As(err, &collision) && attempt < commitAttempts:
-			lost = append(lost, collision.IP)
-			*svc = *original.DeepCopy()
-		case errors.As(err, &collision):
-			lost = append(lost, collision.IP)
-			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: other apiservers took each of %v first", svc.Name, lost))
-		default:
-			return nil, apierrors.NewInternalError(err)
+		jointwrite.From(ctx).Reset()
+		if err = collisionOutcome(svc.Name, original.Spec.ClusterIPs, err, &lost, attempt); err != nil {
+			return nil, err
 		}
+		*svc = *original.DeepCopy()
+	}
+}
+
+// collisionOutcome is the error a Service create or update fails with after
+// attempt failed with err, or nil to try again: only a lost race for a
+// dynamic address, whose address is added to lost, is tried again.
+func collisionOutcome(name string, clusterIPs []string, err error, lost *[]string, attempt int) error {
+	var collision *ipallocator.CollisionError
+	switch {
+	case errors.As(err, &collision) && collision.Static:
+		el := field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), clusterIPs,
+			fmt.Sprintf("failed to allocate IP %s: %v", collision.IP, ipallocator.ErrAllocated))}
+		return apierrors.NewInvalid(api.Kind("Service"), name, el)
+	case errors.As(err, &collision):
+		*lost = append(*lost, collision.IP)
+		if attempt < commitAttempts {
+			return nil
+		}
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: other apiservers took each of %v first", name, *lost))
+	default:
+		return apierrors.NewInternalError(err)
 	}
 }
 

@@ -71,6 +71,8 @@ import (
 	"k8s.io/kubernetes/pkg/apis/networking"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install" // IPAddress conversions in legacyscheme
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 // FieldManager is the manager name of the writes, the one upstream's loopback
@@ -97,6 +99,10 @@ type Writer struct {
 type binding struct {
 	store  *genericregistry.Store
 	fields *createFields
+	// preparing is set when the store's storage can prepare a write for the
+	// Service storage (a jointwrite.PreparingStorage), on the etcd servers servers.
+	preparing bool
+	servers   []string
 }
 
 // New returns a Writer that admits its writes with admit (the apiserver's
@@ -134,7 +140,11 @@ func (w *Writer) Bind(store *genericregistry.Store) error {
 	if err != nil {
 		return fmt.Errorf("binding the IPAddress writer: %w", err)
 	}
-	w.bound.Store(&binding{store: store, fields: newCreateFields(fields)})
+	b := &binding{store: store, fields: newCreateFields(fields)}
+	if p, ok := store.Storage.Storage.(*jointwrite.PreparingStorage); ok {
+		b.preparing, b.servers = true, p.Servers()
+	}
+	w.bound.Store(b)
 	return nil
 }
 
@@ -161,11 +171,42 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 	if b == nil {
 		return w.loopback.IPAddresses().Create(ctx, obj, opts)
 	}
+	return w.create(ctx, b, obj, opts, nil)
+}
+
+// Prepare runs obj through everything Create does but the etcd write:
+// jointwrite.ErrCannotPrepare when it cannot (not bound in process, or the
+// Service storage of slot is on other etcd servers, or its slot is taken),
+// else
+// admission, managed fields, the registry's strategy and validation. It
+// returns the object as it will be stored, without a resourceVersion, and
+// its encoded key and value, for the Service storage of slot to write.
+func (w *Writer) Prepare(ctx context.Context, slot *jointwrite.Slot, obj *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error) {
+	b := w.bound.Load()
+	if b == nil || !b.preparing || !slot.Accepts(b.servers) {
+		return nil, nil, jointwrite.ErrCannotPrepare
+	}
+	p := &jointwrite.Prepared{}
+	created, err := w.create(ctx, b, obj, metav1.CreateOptions{}, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Key == "" {
+		return nil, nil, fmt.Errorf("preparing IPAddress %s: the IPAddress storage wrote it instead", obj.Name)
+	}
+	return created, p, nil
+}
+
+// create is Create through b; with p set, the storage encodes the object into p instead of writing it.
+func (w *Writer) create(ctx context.Context, b *binding, obj *networkingv1.IPAddress, opts metav1.CreateOptions, p *jointwrite.Prepared) (*networkingv1.IPAddress, error) {
 	ctx, cancel, err := w.requestContext(ctx, http.MethodPost, ipAddressesPath)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
+	if p != nil {
+		ctx = jointwrite.WithPrepare(ctx, p)
+	}
 
 	in := &networking.IPAddress{}
 	if err := legacyscheme.Scheme.Convert(obj, in, nil); err != nil {

@@ -30,11 +30,13 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/kubernetes/pkg/apis/networking"
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress/storage"
 	upstreamnetworkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr/storage"
 
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 )
 
@@ -51,6 +53,15 @@ type StorageProvider struct {
 
 // NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
 func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResourceConfigSource, restOptionsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
+	if p.IPAddressWriter != nil {
+		// The IPAddress storage prepares the writer's IPAddresses for the
+		// Service storage to write (see package jointwrite).
+		restOptionsGetter = jointwrite.Decorating{RESTOptionsGetter: restOptionsGetter, Resource: networking.Resource("ipaddresses"),
+			Wrap: func(s storage.Interface, opts generic.RESTOptions) (storage.Interface, func(), error) {
+				prepare, err := jointwrite.NewPreparingStorage(s, opts)
+				return prepare, nil, err
+			}}
+	}
 	info, err := p.RESTStorageProvider.NewRESTStorage(apiResourceConfigSource, restOptionsGetter)
 	if err != nil {
 		return info, err

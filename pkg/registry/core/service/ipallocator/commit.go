@@ -18,6 +18,7 @@ package ipallocator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -30,6 +31,7 @@ import (
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 // CollisionError is returned by Commit when the IPAddress of an address this
@@ -63,9 +65,10 @@ func (a *CIDRAllocator) Commit(ctx context.Context, svc *api.Service, ips []stri
 	return nil
 }
 
-// commitOne creates addr's IPAddress.
+// commitOne creates addr's IPAddress, or, when the request's Service storage
+// can write it in the Service's own transaction (jointwrite), prepares it
+// and leaves it there.
 func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr netip.Addr) error {
-	k := keyOf(addr)
 	namespace := svc.Namespace
 	if namespace == "" {
 		namespace, _ = genericapirequest.NamespaceFrom(ctx)
@@ -82,8 +85,38 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 			ParentRef: &networkingv1.ParentReference{Group: "", Resource: "services", Namespace: namespace, Name: svc.Name},
 		},
 	}
+	if p, ok := a.writer.(IPAddressPreparer); ok {
+		slot := jointwrite.From(ctx)
+		prepared, write, err := p.Prepare(ctx, slot, obj)
+		switch {
+		case errors.Is(err, jointwrite.ErrCannotPrepare):
+		case err != nil:
+			return a.settle(addr, svc.Name, namespace, nil, err)
+		default:
+			slot.Hold(svc, &jointwrite.Write{Key: write.Key, Data: write.Data, Done: func(o jointwrite.Outcome) error {
+				switch o {
+				case jointwrite.Written:
+					return a.settle(addr, svc.Name, namespace, prepared, nil)
+				case jointwrite.AddressTaken:
+					return a.settle(addr, svc.Name, namespace, nil, apierrors.NewAlreadyExists(networkingv1.Resource("ipaddresses"), obj.Name))
+				default:
+					return a.settle(addr, svc.Name, namespace, nil, errNotWritten)
+				}
+			}})
+			return nil
+		}
+	}
 	created, err := a.writer.Create(ctx, obj, metav1.CreateOptions{})
+	return a.settle(addr, svc.Name, namespace, created, err)
+}
 
+// errNotWritten is the outcome of a prepared IPAddress whose Service's transaction wrote nothing.
+var errNotWritten = errors.New("the Service's transaction wrote nothing")
+
+// settle records the outcome of addr's IPAddress create for Service
+// namespace/name: created, or the create's err.
+func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created *networkingv1.IPAddress, err error) error {
+	k := keyOf(addr)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r, reserved := a.pending[k]
@@ -101,7 +134,7 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 	case err == nil:
 		delete(a.pending, k)
 		a.idx.add(addr, stateObject)
-		if cached, err := a.ipAddresses.Get(obj.Name); err != nil || cached.UID != created.UID {
+		if cached, err := a.ipAddresses.Get(addr.String()); err != nil || cached.UID != created.UID {
 			// Until the informer reports this object, a late delete event
 			// of an earlier one of the same name is not this one's.
 			a.created[k] = createdObject{uid: created.UID, at: a.clock.Now()}
@@ -117,7 +150,7 @@ func (a *CIDRAllocator) commitOne(ctx context.Context, svc *api.Service, addr ne
 		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
 	default:
 		rec.Failed(r.scope)
-		return fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, svc.Name, err)
+		return fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, name, err)
 	}
 }
 

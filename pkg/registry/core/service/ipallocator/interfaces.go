@@ -22,6 +22,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 // IPAddressWriter creates and deletes the IPAddress objects the CIDRAllocator
@@ -30,6 +32,13 @@ import (
 type IPAddressWriter interface {
 	Create(ctx context.Context, obj *networkingv1.IPAddress, opts metav1.CreateOptions) (*networkingv1.IPAddress, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// IPAddressPreparer is an IPAddressWriter that can leave an IPAddress's etcd
+// write to the Service storage of slot, which writes it in the Service's own
+// transaction. It returns jointwrite.ErrCannotPrepare when it cannot.
+type IPAddressPreparer interface {
+	Prepare(ctx context.Context, slot *jointwrite.Slot, obj *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error)
 }
 
 // Interface is upstream's ClusterIP allocator interface, which the Service

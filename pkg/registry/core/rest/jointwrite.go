@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rest
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/util/dryrun"
+	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	servicestore "k8s.io/kubernetes/pkg/registry/core/service/storage"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
+)
+
+// serviceREST is upstream's Service storage whose creates store the Service
+// and the IPAddress of one of its ClusterIPs in one etcd transaction (see
+// package jointwrite), and begin again when that transaction finds a
+// dynamically chosen address taken by another apiserver.
+type serviceREST struct {
+	*servicestore.REST
+	servers []string
+}
+
+// Create is the Service storage's, with a jointwrite.Slot for its IPAddress.
+func (r *serviceREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	svc, ok := obj.(*api.Service)
+	if !ok || dryrun.IsDryRun(options.DryRun) {
+		return r.REST.Create(ctx, obj, createValidation, options)
+	}
+	ctx, slot := jointwrite.WithSlot(ctx, r.servers)
+	original := svc.DeepCopy()
+	var lost []string
+	for attempt := 1; ; attempt++ {
+		out, err := r.REST.Create(ctx, svc, createValidation, options)
+		var collision *ipallocator.CollisionError
+		if !errors.As(err, &collision) {
+			return out, err
+		}
+		if err := collisionOutcome(svc.Name, original.Spec.ClusterIPs, err, &lost, attempt); err != nil {
+			return nil, err
+		}
+		slot.Reset()
+		svc = original.DeepCopy()
+	}
+}
+
+// jointStorage builds the Service storage that writes creates jointly.
+type jointStorage struct {
+	// servers are the etcd servers of the jointwrite.ServiceStorage built, if one was.
+	servers []string
+}
+
+// decorate is getter, whose Service storage is a jointwrite.ServiceStorage
+// with an etcd client of its own. Where it cannot be (etcd behind an egress
+// selector), the storage is left as it is and each IPAddress keeps its own
+// etcd request.
+func (j *jointStorage) decorate(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
+	return jointwrite.Decorating{RESTOptionsGetter: getter, Resource: api.Resource("services"),
+		Wrap: func(s storage.Interface, opts generic.RESTOptions) (storage.Interface, func(), error) {
+			client, err := jointwrite.NewClient(opts)
+			if errors.Is(err, jointwrite.ErrEgress) {
+				klog.InfoS("Writing each ClusterIP's IPAddress in an etcd request of its own", "reason", err)
+				return s, nil, nil
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			joint, err := jointwrite.NewServiceStorage(s, opts, client)
+			if err != nil {
+				_ = client.Close()
+				return nil, nil, err
+			}
+			j.servers = joint.Servers()
+			var once sync.Once
+			return joint, func() { once.Do(func() { _ = client.Close() }) }, nil
+		}}
+}
+
+// rest is services, whose creates carry a slot for their IPAddress when its
+// storage writes them jointly.
+func (j *jointStorage) rest(services *servicestore.REST) rest.Storage {
+	if j.servers == nil {
+		return services
+	}
+	return &serviceREST{REST: services, servers: j.servers}
+}
