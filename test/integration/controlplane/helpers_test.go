@@ -124,6 +124,15 @@ func ipAddressOf(ip, parent string) *networkingv1.IPAddress {
 // requests of op, holding validations, and its Deny binding.
 func denyIPAddresses(ctx context.Context, t *testing.T, client kubernetes.Interface, name string, op admissionregistrationv1.OperationType, validations ...admissionregistrationv1.Validation) {
 	t.Helper()
+	denyRequests(ctx, t, client, name, admissionregistrationv1.Rule{
+		APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"ipaddresses"},
+	}, op, validations...)
+}
+
+// denyRequests creates a ValidatingAdmissionPolicy named name on requests of
+// op that rule matches, holding validations, and its Deny binding.
+func denyRequests(ctx context.Context, t *testing.T, client kubernetes.Interface, name string, rule admissionregistrationv1.Rule, op admissionregistrationv1.OperationType, validations ...admissionregistrationv1.Validation) {
+	t.Helper()
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
@@ -132,9 +141,7 @@ func denyIPAddresses(ctx context.Context, t *testing.T, client kubernetes.Interf
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
 					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 						Operations: []admissionregistrationv1.OperationType{op},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"v1"}, Resources: []string{"ipaddresses"},
-						},
+						Rule:       rule,
 					},
 				}},
 			},
