@@ -203,3 +203,70 @@ func describeManagedFields(entries []metav1.ManagedFieldsEntry) string {
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
+
+// TestUpstreamReadsNetforkServicesAndIPAddresses has netfork store
+// single-stack and dual-stack Services, each with IPAddresses it writes
+// beside or together with the Service, encrypted at rest; an upstream
+// apiserver (the release go.mod pins) started afterwards on the same etcd
+// with the same encryption config reads them as netfork wrote them: the same
+// Services, and IPAddresses marked as upstream's allocator marks its own
+// (labels, parentRef). Its repair loop's first pass, which its readiness
+// waited for, leaves them as they were (same UID and resourceVersion).
+func TestUpstreamReadsNetforkServicesAndIPAddresses(t *testing.T) {
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	flags := framework.WithFlags("--service-cluster-ip-range="+dualStackRanges, "--encryption-provider-config="+writeEncryptionConfig(t))
+	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), flags)
+	waitKubernetesService(ctx, t, netfork.Client)
+
+	var created []*corev1.Service
+	stored := map[string]*networkingv1.IPAddress{}
+	for _, svc := range []*corev1.Service{
+		clusterIPService("single-stack"),
+		withFamilies(clusterIPService("dual-stack"), corev1.IPFamilyPolicyRequireDualStack),
+		withFamilies(clusterIPService("dual-stack-ipv6-first"), corev1.IPFamilyPolicyRequireDualStack, corev1.IPv6Protocol, corev1.IPv4Protocol),
+	} {
+		svc = createService(ctx, t, netfork.Client, svc)
+		created = append(created, svc)
+		for _, ip := range svc.Spec.ClusterIPs {
+			stored[ip] = waitIPAddress(ctx, t, netfork.Client, ip, svc)
+		}
+	}
+
+	upstream := framework.StartUpstreamAPIServer(t, framework.WithEtcdPrefix(prefix), flags)
+	for _, svc := range created {
+		got, err := upstream.Client.CoreV1().Services(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("upstream cannot read Service %s created through netfork: %v", svc.Name, err)
+		}
+		if got.UID != svc.UID || got.ResourceVersion != svc.ResourceVersion || !reflect.DeepEqual(got.Spec.ClusterIPs, svc.Spec.ClusterIPs) {
+			t.Errorf("upstream reads Service %s as UID %s resourceVersion %s ClusterIPs %v; netfork created UID %s resourceVersion %s ClusterIPs %v",
+				svc.Name, got.UID, got.ResourceVersion, got.Spec.ClusterIPs, svc.UID, svc.ResourceVersion, svc.Spec.ClusterIPs)
+		}
+		for _, ip := range svc.Spec.ClusterIPs {
+			a, err := upstream.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+			if err != nil {
+				t.Errorf("upstream cannot read IPAddress %s of Service %s created through netfork: %v", ip, svc.Name, err)
+				continue
+			}
+			checkAllocatorIPAddress(t, a, svc)
+			if want := stored[ip]; a.UID != want.UID || a.ResourceVersion != want.ResourceVersion {
+				t.Errorf("upstream reads IPAddress %s as UID %s resourceVersion %s; netfork stored UID %s resourceVersion %s: it was recreated or changed",
+					ip, a.UID, a.ResourceVersion, want.UID, want.ResourceVersion)
+			}
+		}
+	}
+	list, err := upstream.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("upstream cannot list IPAddresses: %v", err)
+	}
+	listed := map[string]bool{}
+	for _, a := range list.Items {
+		listed[a.Name] = true
+	}
+	for ip := range stored {
+		if !listed[ip] {
+			t.Errorf("upstream's list of IPAddresses lacks %s", ip)
+		}
+	}
+}
