@@ -286,10 +286,16 @@ func waitRepairEvent(ctx context.Context, t *testing.T, client kubernetes.Interf
 	}
 }
 
+// repairEventTimeout bounds the wait for a repair loop's event: the loop
+// passes on its own schedule and the event recorder writes asynchronously, and
+// with the integration packages under -race on 2 cores 30 s was seen to fall
+// short. The wait ends as soon as the event is there.
+const repairEventTimeout = 2 * time.Minute
+
 // waitRepairEventAbout waits for a reason event from the repair loop about any
 // of the named objects of kind.
 func waitRepairEventAbout(ctx context.Context, client kubernetes.Interface, kind, reason string, names ...string) error {
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, repairEventTimeout, true, func(ctx context.Context) (bool, error) {
 		events, err := client.EventsV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
