@@ -79,16 +79,16 @@ type jointStorage struct {
 // etcd request.
 func (j *jointStorage) decorate(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
 	return jointwrite.Decorating{RESTOptionsGetter: getter, Resource: api.Resource("services"),
-		Wrap: func(s storage.Interface, opts generic.RESTOptions) (storage.Interface, func(), error) {
-			client, err := jointwrite.NewClient(opts)
+		Wrap: func(b jointwrite.Built) (storage.Interface, func(), error) {
+			client, err := jointwrite.NewClient(b.Options)
 			if errors.Is(err, jointwrite.ErrEgress) {
 				klog.InfoS("Writing each ClusterIP's IPAddress in an etcd request of its own", "reason", err)
-				return s, nil, nil
+				return b.Storage, nil, nil
 			}
 			if err != nil {
 				return nil, nil, err
 			}
-			joint, err := jointwrite.NewServiceStorage(s, opts, client)
+			joint, err := jointwrite.NewServiceStorage(b, client)
 			if err != nil {
 				_ = client.Close()
 				return nil, nil, err

@@ -23,6 +23,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/kubernetes"
 	"go.uber.org/zap"
 	"k8s.io/apiserver/pkg/registry/generic"
 )
@@ -32,9 +33,8 @@ import (
 var ErrEgress = errors.New("etcd is reached through an egress selector")
 
 // NewClient is an etcd client of the servers opts store to, with their TLS
-// files, for the joint writes. The etcd storage keeps its clients to itself.
-// It dials when first used.
-func NewClient(opts generic.RESTOptions) (*clientv3.Client, error) {
+// files, for the joint writes: the etcd storage keeps its clients to itself.
+func NewClient(opts generic.RESTOptions) (*kubernetes.Client, error) {
 	if opts.StorageConfig == nil {
 		return nil, fmt.Errorf("storage of %s has no etcd configuration", opts.ResourcePrefix)
 	}
@@ -52,13 +52,13 @@ func NewClient(opts generic.RESTOptions) (*clientv3.Client, error) {
 	if t.CertFile != "" || t.KeyFile != "" || t.TrustedCAFile != "" {
 		tlsConfig, err := (transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.TrustedCAFile}).ClientConfig()
 		if err != nil {
-			return nil, fmt.Errorf("etcd client TLS for the Service storage: %w", err)
+			return nil, fmt.Errorf("etcd client TLS for %s: %w", opts.ResourcePrefix, err)
 		}
 		cfg.TLS = tlsConfig
 	}
-	c, err := clientv3.New(cfg)
+	c, err := kubernetes.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("etcd client for the Service storage: %w", err)
+		return nil, fmt.Errorf("etcd client for %s: %w", opts.ResourcePrefix, err)
 	}
 	return c, nil
 }

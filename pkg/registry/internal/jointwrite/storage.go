@@ -18,13 +18,13 @@ package jointwrite
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path"
-	"reflect"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/kubernetes"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
@@ -33,97 +33,42 @@ import (
 	"k8s.io/apiserver/pkg/storage/etcd3/metrics"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
-	"k8s.io/apiserver/pkg/storage/value"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	"k8s.io/client-go/tools/cache"
 )
 
-// encoder encodes objects of one resource as its etcd storage does.
-type encoder struct {
-	codec          runtime.Codec
-	transformer    value.Transformer
-	pathPrefix     string
-	resourcePrefix string
-	versioner      storage.Versioner
-	resource       schema.GroupResource
+// Built is a resource's storage as its options built it, with what built it.
+type Built struct {
+	Storage     storage.Interface
+	Options     generic.RESTOptions
+	NewFunc     func() runtime.Object
+	NewListFunc func() runtime.Object
 }
 
-// newEncoder is the encoder of the storage opts configure.
-func newEncoder(opts generic.RESTOptions) (*encoder, error) {
-	c := opts.StorageConfig
+// newStore is upstream's etcd3 storage of the resource b is, over client but
+// with its single-key writes going to puts: the same encoding, storage
+// version, transformer and keys as the registry's own storage, for netfork's
+// own writes of them.
+func newStore(b Built, client *kubernetes.Client, puts kubernetes.Interface) (storage.Interface, error) {
+	c := b.Options.StorageConfig
 	if c == nil || c.Codec == nil {
-		return nil, fmt.Errorf("storage of %s has no codec", opts.ResourcePrefix)
+		return nil, fmt.Errorf("storage of %s has no codec", b.Options.ResourcePrefix)
 	}
 	transformer := c.Transformer
 	if transformer == nil {
 		transformer = identity.NewEncryptCheckTransformer()
 	}
-	// upstream-shim begin: k8s.io/apiserver/pkg/storage/etcd3/store.go New
-	pathPrefix := path.Join("/", c.Prefix)
-	if !strings.HasSuffix(pathPrefix, "/") {
-		pathPrefix += "/"
-	}
-	// upstream-shim end
-	return &encoder{
-		codec:          c.Codec,
-		transformer:    transformer,
-		pathPrefix:     pathPrefix,
-		resourcePrefix: "/" + strings.TrimPrefix(opts.ResourcePrefix, "/"),
-		versioner:      storage.APIObjectVersioner{},
-		resource:       c.GroupResource,
-	}, nil
-}
-
-// encode returns the etcd key of key, obj's encoding, and the value to store,
-// as the etcd3 storage's Create does.
-func (e *encoder) encode(ctx context.Context, key string, obj runtime.Object) (string, []byte, []byte, error) {
-	// upstream-shim begin: k8s.io/apiserver/pkg/storage/etcd3/store.go store.Create
-	key, err := storage.PrepareKey(e.resourcePrefix, key, false)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	etcdKey := e.pathPrefix + strings.TrimPrefix(key, "/")
-	if version, err := e.versioner.ObjectResourceVersion(obj); err == nil && version != 0 {
-		return "", nil, nil, storage.ErrResourceVersionSetOnCreate
-	}
-	if err := e.versioner.PrepareObjectForStorage(obj); err != nil {
-		return "", nil, nil, fmt.Errorf("PrepareObjectForStorage failed: %v", err)
-	}
-	data, err := runtime.Encode(e.codec, obj)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	stored, err := e.transformer.TransformToStorage(ctx, data, value.DefaultContext(etcdKey))
-	if err != nil {
-		return "", nil, nil, storage.NewInternalError(err)
-	}
-	// upstream-shim end
-	return etcdKey, data, stored, nil
-}
-
-// PreparingStorage is the IPAddress storage. A create run with a context of
-// WithPrepare is encoded into its Prepared and not written; the object comes
-// back as stored but without a resourceVersion. Every other call goes to the
-// storage it wraps.
-type PreparingStorage struct {
-	storage.Interface
-	enc     *encoder
-	servers []string
-}
-
-// NewPreparingStorage wraps s, the storage opts configure.
-func NewPreparingStorage(s storage.Interface, opts generic.RESTOptions) (*PreparingStorage, error) {
-	enc, err := newEncoder(opts)
+	versioner := storage.APIObjectVersioner{}
+	s, err := etcd3.New(&kubernetes.Client{Client: client.Client, Kubernetes: puts}, nil, c.Codec, b.NewFunc, b.NewListFunc,
+		c.Prefix, "/"+strings.TrimPrefix(b.Options.ResourcePrefix, "/"), c.GroupResource, transformer, c.LeaseManagerConfig,
+		etcd3.NewDefaultDecoder(c.Codec, versioner), versioner)
 	if err != nil {
 		return nil, err
 	}
-	return &PreparingStorage{Interface: s, enc: enc, servers: Servers(opts)}, nil
+	return s, nil
 }
 
-// Servers are the etcd servers the storage writes to.
-func (s *PreparingStorage) Servers() []string { return s.servers }
-
-// Servers are the etcd servers the storage writes to.
+// Servers are the etcd servers opts store to.
 func Servers(opts generic.RESTOptions) []string {
 	if opts.StorageConfig == nil {
 		return nil
@@ -131,52 +76,68 @@ func Servers(opts generic.RESTOptions) []string {
 	return opts.StorageConfig.Transport.ServerList
 }
 
+// errUnexpectedPut is a put of a storage of this package's that no create of its own asked for.
+var errUnexpectedPut = errors.New("jointwrite: a put outside a prepared or joint create")
+
+// PreparingStorage is the IPAddress storage. A create run with a context of
+// WithPrepare is encoded into its Prepared, by upstream's etcd3 storage of
+// IPAddresses, and not written; the object comes back as stored but without
+// a resourceVersion. Every other call goes to the storage it wraps.
+type PreparingStorage struct {
+	storage.Interface
+	encoder storage.Interface
+	servers []string
+}
+
+// NewPreparingStorage wraps b's storage; its encoder is a storage over client.
+func NewPreparingStorage(b Built, client *kubernetes.Client) (*PreparingStorage, error) {
+	encoder, err := newStore(b, client, capture{Interface: client.Kubernetes})
+	if err != nil {
+		return nil, err
+	}
+	return &PreparingStorage{Interface: b.Storage, encoder: encoder, servers: Servers(b.Options)}, nil
+}
+
+// Servers are the etcd servers the storage writes to.
+func (s *PreparingStorage) Servers() []string { return s.servers }
+
 // Create encodes obj into the context's Prepared, or creates it.
 func (s *PreparingStorage) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
-	p := preparedFrom(ctx)
-	if p == nil || ttl != 0 {
+	if preparedFrom(ctx) == nil || ttl != 0 {
 		return s.Interface.Create(ctx, key, obj, out, ttl)
 	}
-	etcdKey, _, stored, err := s.enc.encode(ctx, key, obj)
-	if err != nil {
-		return err
+	return s.encoder.Create(ctx, key, obj, out, 0)
+}
+
+// capture takes the put of a prepared create into its context's Prepared.
+type capture struct{ kubernetes.Interface }
+
+func (c capture) OptimisticPut(ctx context.Context, key string, value []byte, expectedRevision int64, opts kubernetes.PutOptions) (kubernetes.PutResponse, error) {
+	p := preparedFrom(ctx)
+	if p == nil || expectedRevision != 0 || opts.LeaseID != 0 {
+		return kubernetes.PutResponse{}, errUnexpectedPut
 	}
-	if out != nil {
-		o, v := reflect.ValueOf(out), reflect.ValueOf(obj)
-		if o.Type() != v.Type() || o.Kind() != reflect.Pointer {
-			return fmt.Errorf("preparing %s: storing a %T into a %T", etcdKey, obj, out)
-		}
-		o.Elem().Set(v.Elem())
-	}
-	p.Key, p.Data = etcdKey, stored
-	return nil
+	p.Key, p.Data = key, value
+	return kubernetes.PutResponse{Succeeded: true}, nil
 }
 
 // ServiceStorage is the Service storage. A create whose context's Slot holds
-// a write for the object stores both in one transaction; every other call
-// goes to the storage it wraps.
+// writes for the object stores them with it; every other call goes to the
+// storage it wraps.
 type ServiceStorage struct {
 	storage.Interface
-	enc     *encoder
-	decoder etcd3.Decoder
+	writer  storage.Interface
 	kv      clientv3.KV
 	servers []string
 }
 
-// NewServiceStorage wraps s, the storage opts configure, and writes joint
-// creates with kv, a client of the same etcd servers.
-func NewServiceStorage(s storage.Interface, opts generic.RESTOptions, kv clientv3.KV) (*ServiceStorage, error) {
-	enc, err := newEncoder(opts)
+// NewServiceStorage wraps b's storage; its joint writes go through client.
+func NewServiceStorage(b Built, client *kubernetes.Client) (*ServiceStorage, error) {
+	writer, err := newStore(b, client, joint{Interface: client.Kubernetes, kv: client.KV})
 	if err != nil {
 		return nil, err
 	}
-	return &ServiceStorage{
-		Interface: s,
-		enc:       enc,
-		decoder:   etcd3.NewDefaultDecoder(enc.codec, enc.versioner),
-		kv:        kv,
-		servers:   Servers(opts),
-	}, nil
+	return &ServiceStorage{Interface: b.Storage, writer: writer, kv: client.KV, servers: Servers(b.Options)}, nil
 }
 
 // Servers are the etcd servers the Services are stored on.
@@ -202,7 +163,15 @@ func (s *ServiceStorage) Create(ctx context.Context, key string, obj, out runtim
 			return done(append(writes[i+2:], writes[0]), NotWritten, err)
 		}
 	}
-	outcome, err := s.create(ctx, key, obj, out, writes[0])
+	put := &jointPut{write: writes[0]}
+	err := s.writer.Create(context.WithValue(ctx, jointKey{}, put), key, obj, out, 0)
+	outcome := Written
+	switch {
+	case put.taken:
+		outcome = AddressTaken
+	case err != nil && !put.written:
+		outcome = NotWritten
+	}
 	return done(writes[:1], outcome, err)
 }
 
@@ -244,43 +213,54 @@ func (s *ServiceStorage) createAlone(ctx context.Context, w *Write) (Outcome, er
 // ipAddresses is the resource the writes are of, for the etcd request metrics.
 var ipAddresses = schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}
 
-// create runs the transaction: both keys are written if neither exists.
-func (s *ServiceStorage) create(ctx context.Context, key string, obj, out runtime.Object, w *Write) (Outcome, error) {
-	etcdKey, data, stored, err := s.enc.encode(ctx, key, obj)
-	if err != nil {
-		return NotWritten, err
-	}
-	start := time.Now()
-	resp, err := s.kv.Txn(ctx).If(
-		clientv3.Compare(clientv3.ModRevision(etcdKey), "=", 0),
-		clientv3.Compare(clientv3.ModRevision(w.Key), "=", 0),
-	).Then(
-		clientv3.OpPut(etcdKey, string(stored)),
-		clientv3.OpPut(w.Key, string(w.Data)),
-	).Else(
-		clientv3.OpGet(etcdKey, clientv3.WithCountOnly()),
-	).Commit()
-	metrics.RecordEtcdRequest("create", s.enc.resource, err, start)
-	if err != nil {
-		return NotWritten, err
-	}
-	if !resp.Succeeded {
-		if r := resp.Responses[0].GetResponseRange(); r != nil && r.Count > 0 {
-			return NotWritten, storage.NewKeyExistsError(etcdKey, 0)
-		}
-		return AddressTaken, nil
-	}
-	if out != nil {
-		if err := s.decoder.Decode(data, out, resp.Header.Revision); err != nil {
-			return Written, err
-		}
-	}
-	return Written, nil
+// jointPut is the IPAddress write of a joint create, and what became of it.
+type jointPut struct {
+	write          *Write
+	written, taken bool
 }
 
-// Wrap wraps the storage s of a resource, whose options are opts, and
-// returns what else to do when the storage is destroyed (or nil).
-type Wrap func(s storage.Interface, opts generic.RESTOptions) (storage.Interface, func(), error)
+type jointKey struct{}
+
+// joint turns the Service storage's put of a new Service into one
+// transaction with the IPAddress put of its context's jointPut: both keys
+// are written if neither exists.
+type joint struct {
+	kubernetes.Interface
+	kv clientv3.KV
+}
+
+func (j joint) OptimisticPut(ctx context.Context, key string, value []byte, expectedRevision int64, opts kubernetes.PutOptions) (kubernetes.PutResponse, error) {
+	put, _ := ctx.Value(jointKey{}).(*jointPut)
+	if put == nil || expectedRevision != 0 || opts.LeaseID != 0 {
+		return kubernetes.PutResponse{}, errUnexpectedPut
+	}
+	resp, err := j.kv.Txn(ctx).If(
+		clientv3.Compare(clientv3.ModRevision(key), "=", 0),
+		clientv3.Compare(clientv3.ModRevision(put.write.Key), "=", 0),
+	).Then(
+		clientv3.OpPut(key, string(value)),
+		clientv3.OpPut(put.write.Key, string(put.write.Data)),
+	).Else(
+		clientv3.OpGet(key, clientv3.WithCountOnly()),
+	).Commit()
+	if err != nil {
+		return kubernetes.PutResponse{}, err
+	}
+	if !resp.Succeeded {
+		// The storage answers a failed put with its key-exists error; when it
+		// was the IPAddress that existed, the create answers with Done's.
+		if r := resp.Responses[0].GetResponseRange(); r == nil || r.Count == 0 {
+			put.taken = true
+		}
+		return kubernetes.PutResponse{Revision: resp.Header.Revision}, nil
+	}
+	put.written = true
+	return kubernetes.PutResponse{Succeeded: true, Revision: resp.Header.Revision}, nil
+}
+
+// Wrap wraps the storage b built, and returns what else to do when the
+// storage is destroyed (or nil).
+type Wrap func(b Built) (storage.Interface, func(), error)
 
 // Decorating is a RESTOptionsGetter whose options for Resource decorate the
 // storage they build with Wrap, over whatever decorates it already (the watch
@@ -304,7 +284,7 @@ func (d Decorating) GetRESTOptions(resource schema.GroupResource, example runtim
 		if err != nil {
 			return s, destroy, err
 		}
-		wrapped, destroyWrap, err := d.Wrap(s, recorded)
+		wrapped, destroyWrap, err := d.Wrap(Built{Storage: s, Options: recorded, NewFunc: newFunc, NewListFunc: newListFunc})
 		if err != nil {
 			destroy()
 			return nil, nil, fmt.Errorf("storage of %s: %w", d.Resource, err)

@@ -66,22 +66,24 @@ func newFixture(t *testing.T, svcTransformer, ipTransformer value.Transformer) *
 	st := storagetest.New(t)
 	svcOpts := restOptions(t, st, api.Resource("services"), &api.Service{}, "services/specs", svcTransformer)
 	ipOpts := restOptions(t, st, networking.Resource("ipaddresses"), &networking.IPAddress{}, "ipaddresses", ipTransformer)
-	rawSvcs := rawStorage(t, svcOpts, func() runtime.Object { return &api.Service{} }, func() runtime.Object { return &api.ServiceList{} })
-	rawIPs := rawStorage(t, ipOpts, func() runtime.Object { return &networking.IPAddress{} }, func() runtime.Object { return &networking.IPAddressList{} })
+	newSvc, newSvcList := func() runtime.Object { return &api.Service{} }, func() runtime.Object { return &api.ServiceList{} }
+	newIP, newIPList := func() runtime.Object { return &networking.IPAddress{} }, func() runtime.Object { return &networking.IPAddressList{} }
+	rawSvcs := rawStorage(t, svcOpts, newSvc, newSvcList)
+	rawIPs := rawStorage(t, ipOpts, newIP, newIPList)
 	client, err := jointwrite.NewClient(svcOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	services, err := jointwrite.NewServiceStorage(rawSvcs, svcOpts, client)
+	services, err := jointwrite.NewServiceStorage(jointwrite.Built{Storage: rawSvcs, Options: svcOpts, NewFunc: newSvc, NewListFunc: newSvcList}, client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ips, err := jointwrite.NewPreparingStorage(rawIPs, ipOpts)
+	ips, err := jointwrite.NewPreparingStorage(jointwrite.Built{Storage: rawIPs, Options: ipOpts, NewFunc: newIP, NewListFunc: newIPList}, client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{services: services, ipAdresses: ips, rawIPs: rawIPs, rawSvcs: rawSvcs, etcd: client, servers: jointwrite.Servers(svcOpts), st: st}
+	return &fixture{services: services, ipAdresses: ips, rawIPs: rawIPs, rawSvcs: rawSvcs, etcd: client.Client, servers: jointwrite.Servers(svcOpts), st: st}
 }
 
 func restOptions(t *testing.T, st storagetest.Storage, resource schema.GroupResource, example runtime.Object, prefix string, transformer value.Transformer) generic.RESTOptions {

@@ -18,9 +18,11 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
+	"sync"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,11 +58,7 @@ func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.AP
 	if p.IPAddressWriter != nil {
 		// The IPAddress storage prepares the writer's IPAddresses for the
 		// Service storage to write (see package jointwrite).
-		restOptionsGetter = jointwrite.Decorating{RESTOptionsGetter: restOptionsGetter, Resource: networking.Resource("ipaddresses"),
-			Wrap: func(s storage.Interface, opts generic.RESTOptions) (storage.Interface, func(), error) {
-				prepare, err := jointwrite.NewPreparingStorage(s, opts)
-				return prepare, nil, err
-			}}
+		restOptionsGetter = jointwrite.Decorating{RESTOptionsGetter: restOptionsGetter, Resource: networking.Resource("ipaddresses"), Wrap: preparing}
 	}
 	info, err := p.RESTStorageProvider.NewRESTStorage(apiResourceConfigSource, restOptionsGetter)
 	if err != nil {
@@ -98,6 +96,25 @@ func (p StorageProvider) bindIPAddressWriter(info genericapiserver.APIGroupInfo)
 		return fmt.Errorf("networking v1 ipaddresses storage is %T, not upstream's ipaddress REST: netfork cannot write IPAddresses through it", storage)
 	}
 	return p.IPAddressWriter.Bind(ipAddresses.Store)
+}
+
+// preparing wraps the IPAddress storage b in a jointwrite.PreparingStorage
+// with an etcd client of its own; behind an egress selector it stays as it is.
+func preparing(b jointwrite.Built) (storage.Interface, func(), error) {
+	client, err := jointwrite.NewClient(b.Options)
+	if errors.Is(err, jointwrite.ErrEgress) {
+		return b.Storage, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := jointwrite.NewPreparingStorage(b, client)
+	if err != nil {
+		_ = client.Close()
+		return nil, nil, err
+	}
+	var once sync.Once
+	return s, func() { once.Do(func() { _ = client.Close() }) }, nil
 }
 
 // wrapStrategies adds netfork's checks to a ServiceCIDR store's create and update validation.
