@@ -22,6 +22,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/test/integration/framework"
@@ -105,4 +107,76 @@ func withFamilies(svc *corev1.Service, policy corev1.IPFamilyPolicy, families ..
 	svc.Spec.IPFamilyPolicy = ptr.To(policy)
 	svc.Spec.IPFamilies = families
 	return svc
+}
+
+// TestServiceDeleteTakesItsIPAddressAlong checks that a Service delete
+// deletes the Service and one of its IPAddresses in one etcd transaction: the
+// DELETED events of both carry the same resourceVersion (the revision of the
+// delete). A dual-stack Service's other IPAddress is deleted on its own, so
+// no two IPAddress events share one. Either way, nothing is left, and the
+// addresses can be had again at once.
+func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
+	ctx := context.Background()
+	s := framework.StartAPIServer(t, framework.WithFlags("--service-cluster-ip-range="+dualStackRanges))
+	defer s.Stop()
+	waitKubernetesService(ctx, t, s.Client)
+	services := s.Client.CoreV1().Services(metav1.NamespaceDefault)
+	addresses := s.Client.NetworkingV1().IPAddresses()
+
+	for _, tc := range []struct {
+		svc    *corev1.Service
+		shared int
+	}{
+		{withClusterIPs(clusterIPService("static-ipv4"), "10.100.0.201"), 1},
+		{withFamilies(clusterIPService("dynamic-ipv6"), corev1.IPFamilyPolicySingleStack, corev1.IPv6Protocol), 1},
+		{withFamilies(clusterIPService("require-dual-stack"), corev1.IPFamilyPolicyRequireDualStack), 1},
+	} {
+		t.Run(tc.svc.Name, func(t *testing.T) {
+			created := createService(ctx, t, s.Client, tc.svc.DeepCopy())
+			// Watch from the latest of the Service's and its IPAddresses' writes.
+			last := created.ResourceVersion
+			for _, ip := range created.Spec.ClusterIPs {
+				if a := waitIPAddress(ctx, t, s.Client, ip, created); revision(t, a.ResourceVersion) > revision(t, last) {
+					last = a.ResourceVersion
+				}
+			}
+			ipWatch, err := addresses.Watch(ctx, metav1.ListOptions{ResourceVersion: last})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ipWatch.Stop()
+			svcWatch, err := services.Watch(ctx, metav1.ListOptions{ResourceVersion: last, FieldSelector: "metadata.name=" + created.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer svcWatch.Stop()
+
+			if err := services.Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			svcDeleted := describeEvent(t, nextWatchEvent(t, svcWatch, "Service"))
+			ipDeleted := collectEvents(t, ipWatch, "IPAddress", len(created.Spec.ClusterIPs))
+			shared := 0
+			for _, e := range ipDeleted {
+				if e.typ != watch.Deleted {
+					t.Errorf("IPAddress watch: %s, want only deletes", e)
+				}
+				if e.rv == svcDeleted.rv {
+					shared++
+				}
+			}
+			if svcDeleted.typ != watch.Deleted || shared != tc.shared {
+				t.Errorf("Service %s, IPAddress events %v: want %d IPAddress deleted at the Service's delete revision", svcDeleted, ipDeleted, tc.shared)
+			}
+
+			// The addresses are free again: the same Service gets them back.
+			again := createService(ctx, t, s.Client, withClusterIPs(tc.svc.DeepCopy(), created.Spec.ClusterIPs...))
+			for _, ip := range again.Spec.ClusterIPs {
+				waitIPAddress(ctx, t, s.Client, ip, again)
+			}
+			if err := services.Delete(ctx, again.Name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

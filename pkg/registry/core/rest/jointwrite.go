@@ -42,6 +42,17 @@ import (
 type serviceREST struct {
 	*servicestore.REST
 	servers []string
+	// prepareDeletes prepares the IPAddress deletes a Service delete takes along.
+	prepareDeletes jointwrite.DeletePreparer
+}
+
+// Delete is the Service storage's, taking one of the Service's IPAddresses
+// along in the Service's delete transaction.
+func (r *serviceREST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	if r.prepareDeletes != nil && !dryrun.IsDryRun(options.DryRun) {
+		ctx, _ = jointwrite.WithDeletes(ctx, r.servers, r.prepareDeletes)
+	}
+	return r.REST.Delete(ctx, name, deleteValidation, options)
 }
 
 // Create is the Service storage's, with a jointwrite.Slot for its IPAddress.
@@ -99,11 +110,12 @@ func (j *jointStorage) decorate(getter generic.RESTOptionsGetter) generic.RESTOp
 		}}
 }
 
-// rest is services, whose creates carry a slot for their IPAddress when its
-// storage writes them jointly.
-func (j *jointStorage) rest(services *servicestore.REST) rest.Storage {
+// rest is services, whose creates and deletes carry a slot for their
+// IPAddresses when its storage writes them jointly; prepareDeletes prepares
+// the IPAddress deletes.
+func (j *jointStorage) rest(services *servicestore.REST, prepareDeletes jointwrite.DeletePreparer) rest.Storage {
 	if j.servers == nil {
 		return services
 	}
-	return &serviceREST{REST: services, servers: j.servers}
+	return &serviceREST{REST: services, servers: j.servers, prepareDeletes: prepareDeletes}
 }

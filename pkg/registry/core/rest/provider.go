@@ -96,7 +96,7 @@ func (p *Provider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResou
 		services.Destroy()
 		return info, err
 	}
-	for name, s := range map[string]rest.Storage{"services": joint.rest(services), "services/status": status, "services/proxy": proxy} {
+	for name, s := range map[string]rest.Storage{"services": joint.rest(services, p.allocators.clusterIPs.PrepareRelease), "services/status": status, "services/proxy": proxy} {
 		storage[name] = s
 	}
 	return info, nil

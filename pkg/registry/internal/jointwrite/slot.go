@@ -150,19 +150,50 @@ func (s *Slot) Reset() {
 	s.owner, s.writes = nil, nil
 }
 
-// Prepared is where PreparingStorage puts the encoded object of a create run with ctx.
+// Prepared is where PreparingStorage puts the encoded object of a create run
+// with ctx, or the key and revision of a delete.
 type Prepared struct {
-	Key  string
-	Data []byte
+	Key      string
+	Data     []byte
+	Revision int64
 }
 
-// WithPrepare returns ctx, whose creates on a PreparingStorage are encoded
-// into p instead of written.
+// WithPrepare returns ctx, whose creates and deletes on a PreparingStorage
+// are prepared into p instead of written.
 func WithPrepare(ctx context.Context, p *Prepared) context.Context {
 	return context.WithValue(ctx, prepareKey{}, p)
 }
 
 func preparedFrom(ctx context.Context) *Prepared {
 	p, _ := ctx.Value(prepareKey{}).(*Prepared)
+	return p
+}
+
+// Delete is an IPAddress delete prepared to ride in its Service's delete transaction.
+type Delete struct {
+	// Key is the IPAddress's etcd key and Revision the one to delete it at.
+	Key      string
+	Revision int64
+	// Done is told Written once the transaction deleted it; a delete that
+	// did not ride is never told anything.
+	Done func(Outcome)
+}
+
+// DeletePreparer prepares the IPAddress deletes of the Service svc, about to
+// be deleted, for the Service storage of slot.
+type DeletePreparer func(ctx context.Context, slot *Slot, svc runtime.Object) []*Delete
+
+type deleteKey struct{}
+
+// WithDeletes returns ctx, whose Service deletes on a ServiceStorage take
+// along one IPAddress delete that prepare prepares, and the Slot that
+// carries them.
+func WithDeletes(ctx context.Context, servers []string, prepare DeletePreparer) (context.Context, *Slot) {
+	ctx, slot := WithSlot(ctx, servers)
+	return context.WithValue(ctx, deleteKey{}, prepare), slot
+}
+
+func deletePreparerFrom(ctx context.Context) DeletePreparer {
+	p, _ := ctx.Value(deleteKey{}).(DeletePreparer)
 	return p
 }

@@ -121,11 +121,32 @@ func (c capture) OptimisticPut(ctx context.Context, key string, value []byte, ex
 	return kubernetes.PutResponse{Succeeded: true}, nil
 }
 
+// Delete prepares into the context's Prepared the key and revision to delete
+// key at, after the checks (preconditions, validateDeletion) of a delete, or
+// deletes it.
+func (s *PreparingStorage) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
+	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object, opts storage.DeleteOptions) error {
+	if preparedFrom(ctx) == nil {
+		return s.Interface.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject, opts)
+	}
+	return s.encoder.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject, opts)
+}
+
+func (c capture) OptimisticDelete(ctx context.Context, key string, expectedRevision int64, _ kubernetes.DeleteOptions) (kubernetes.DeleteResponse, error) {
+	p := preparedFrom(ctx)
+	if p == nil || expectedRevision == 0 {
+		return kubernetes.DeleteResponse{}, errUnexpectedPut
+	}
+	p.Key, p.Revision = key, expectedRevision
+	return kubernetes.DeleteResponse{Succeeded: true}, nil
+}
+
 // ServiceStorage is the Service storage. A create whose context's Slot holds
 // writes for the object stores them with it; every other call goes to the
 // storage it wraps.
 type ServiceStorage struct {
 	storage.Interface
+	newFunc func() runtime.Object
 	writer  storage.Interface
 	kv      clientv3.KV
 	servers []string
@@ -137,7 +158,7 @@ func NewServiceStorage(b Built, client *kubernetes.Client) (*ServiceStorage, err
 	if err != nil {
 		return nil, err
 	}
-	return &ServiceStorage{Interface: b.Storage, writer: writer, kv: client.KV, servers: Servers(b.Options)}, nil
+	return &ServiceStorage{Interface: b.Storage, newFunc: b.NewFunc, writer: writer, kv: client.KV, servers: Servers(b.Options)}, nil
 }
 
 // Servers are the etcd servers the Services are stored on.
@@ -256,6 +277,89 @@ func (j joint) OptimisticPut(ctx context.Context, key string, value []byte, expe
 	}
 	put.written = true
 	return kubernetes.PutResponse{Succeeded: true, Revision: resp.Header.Revision}, nil
+}
+
+// Delete deletes the Service at key and, when the context carries a
+// DeletePreparer, one IPAddress of it in the same transaction. The IPAddress
+// delete is prepared once the Service's own checks passed (preconditions, its
+// delete admission), for the state of the Service the delete is tried at.
+func (s *ServiceStorage) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
+	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object, opts storage.DeleteOptions) error {
+	prepare := deletePreparerFrom(ctx)
+	if prepare == nil || opts.ExpectTransformOrDecodeError {
+		return s.Interface.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject, opts)
+	}
+	slot := From(ctx)
+	if cachedExistingObject == nil {
+		// What the watch cache holds, as the cacher passes down; a stale copy
+		// fails the transaction, which then reads the current one.
+		cached := s.newFunc()
+		if err := s.Interface.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err == nil {
+			cachedExistingObject = cached
+		}
+	}
+	del := &jointDelete{}
+	validate := func(ctx context.Context, obj runtime.Object) error {
+		del.delete = nil
+		if err := validateDeletion(ctx, obj); err != nil {
+			return err
+		}
+		if deletes := prepare(ctx, slot, obj); len(deletes) > 0 {
+			// One IPAddress at most: two deleted in one transaction would
+			// share a resourceVersion. The others are deleted on release.
+			del.delete = deletes[0]
+		}
+		return nil
+	}
+	err := s.writer.Delete(context.WithValue(ctx, jointDeleteKey{}, del), key, out, preconditions, validate, cachedExistingObject, opts)
+	if del.deleted {
+		del.delete.Done(Written)
+	}
+	return err
+}
+
+// jointDelete is the IPAddress delete of a Service delete, and whether it happened.
+type jointDelete struct {
+	delete  *Delete
+	deleted bool
+}
+
+type jointDeleteKey struct{}
+
+func (j joint) OptimisticDelete(ctx context.Context, key string, expectedRevision int64, opts kubernetes.DeleteOptions) (kubernetes.DeleteResponse, error) {
+	del, _ := ctx.Value(jointDeleteKey{}).(*jointDelete)
+	if del == nil || del.delete == nil {
+		return j.Interface.OptimisticDelete(ctx, key, expectedRevision, opts)
+	}
+	d := del.delete
+	resp, err := j.kv.Txn(ctx).If(
+		clientv3.Compare(clientv3.ModRevision(key), "=", expectedRevision),
+		clientv3.Compare(clientv3.ModRevision(d.Key), "=", d.Revision),
+	).Then(
+		clientv3.OpDelete(key),
+		clientv3.OpDelete(d.Key),
+	).Else(
+		clientv3.OpGet(key),
+	).Commit()
+	if err != nil {
+		return kubernetes.DeleteResponse{}, err
+	}
+	if resp.Succeeded {
+		del.deleted = true
+		return kubernetes.DeleteResponse{Succeeded: true, Revision: resp.Header.Revision}, nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 1 && kvs[0].ModRevision == expectedRevision {
+		// The Service is as expected, the IPAddress is not (deleted or
+		// changed since): the Service goes alone, the IPAddress is left to
+		// its release.
+		return j.Interface.OptimisticDelete(ctx, key, expectedRevision, opts)
+	}
+	r := kubernetes.DeleteResponse{Revision: resp.Header.Revision}
+	if len(kvs) == 1 && opts.GetOnFailure {
+		r.KV = kvs[0]
+	}
+	return r, nil
 }
 
 // Wrap wraps the storage b built, and returns what else to do when the

@@ -347,3 +347,129 @@ func TestSecondAddressTakenWritesNothing(t *testing.T) {
 		t.Fatalf("%d keys written after the second address was found taken", n)
 	}
 }
+
+// created jointly creates Service name with the IPAddress ip, and returns the Service.
+func (f *fixture) created(t *testing.T, name, ip string) *api.Service {
+	t.Helper()
+	var outcomes []jointwrite.Outcome
+	svc := service(name)
+	ctx := f.prepare(t, ip, svc, &outcomes, nil)
+	out := &api.Service{}
+	if err := f.services.Create(ctx, "/services/specs/default/"+name, svc, out, 0); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// deleting is a context whose Service deletes take along the delete of
+// IPAddress ip that f.preparer prepares.
+func (f *fixture) deleting(t *testing.T, ip string, prepared, done *int) context.Context {
+	ctx, _ := jointwrite.WithDeletes(context.Background(), f.servers, f.preparer(t, ip, prepared, done))
+	return ctx
+}
+
+// preparer prepares the delete of IPAddress ip as the Writer prepares it,
+// counting into prepared the preparations and into done the Done calls.
+func (f *fixture) preparer(t *testing.T, ip string, prepared, done *int) jointwrite.DeletePreparer {
+	return func(ctx context.Context, _ *jointwrite.Slot, _ runtime.Object) []*jointwrite.Delete {
+		*prepared++
+		cached := &networking.IPAddress{}
+		if err := f.rawIPs.Get(ctx, "/ipaddresses/"+ip, storage.GetOptions{}, cached); err != nil {
+			return nil
+		}
+		p := &jointwrite.Prepared{}
+		if err := f.ipAdresses.Delete(jointwrite.WithPrepare(ctx, p), "/ipaddresses/"+ip, &networking.IPAddress{}, &storage.Preconditions{},
+			storage.ValidateAllObjectFunc, cached, storage.DeleteOptions{}); err != nil {
+			t.Errorf("preparing the delete of %s: %v", ip, err)
+			return nil
+		}
+		if n := f.count(t, p.Key); n != 1 {
+			t.Errorf("preparing the delete of %s deleted it", ip)
+		}
+		return []*jointwrite.Delete{{Key: p.Key, Revision: p.Revision, Done: func(o jointwrite.Outcome) {
+			if o == jointwrite.Written {
+				*done++
+			}
+		}}}
+	}
+}
+
+func (f *fixture) revision(t *testing.T) int64 {
+	t.Helper()
+	resp, err := f.etcd.Get(context.Background(), "/nothing-here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header.Revision
+}
+
+func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	f.created(t, "a", "10.0.0.1")
+	var prepared, done int
+	ctx := f.deleting(t, "10.0.0.1", &prepared, &done)
+	before := f.revision(t)
+	if err := f.services.Delete(ctx, "/services/specs/default/a", &api.Service{}, &storage.Preconditions{}, storage.ValidateAllObjectFunc, nil, storage.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := f.revision(t); after != before+1 {
+		t.Errorf("the delete took etcd from revision %d to %d, want one transaction", before, after)
+	}
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
+		t.Fatalf("%d of the Service and its IPAddress left", n)
+	}
+	if prepared != 1 || done != 1 {
+		t.Fatalf("prepared %d times, told Written %d times; want 1 and 1", prepared, done)
+	}
+}
+
+func TestServiceDeleteLeavesAChangedIPAddress(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	f.created(t, "a", "10.0.0.1")
+	var prepared, done int
+	// Prepare at the current revision, then change the IPAddress before the Service is deleted.
+	prepare := f.preparer(t, "10.0.0.1", &prepared, &done)
+	ctx, _ := jointwrite.WithDeletes(context.Background(), f.servers, func(ctx context.Context, slot *jointwrite.Slot, obj runtime.Object) []*jointwrite.Delete {
+		deletes := prepare(ctx, slot, obj)
+		err := f.rawIPs.GuaranteedUpdate(ctx, "/ipaddresses/10.0.0.1", &networking.IPAddress{}, false, nil, func(input runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
+			ip := input.(*networking.IPAddress)
+			ip.Labels = map[string]string{"changed": "true"}
+			return ip, nil, nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return deletes
+	})
+	if err := f.services.Delete(ctx, "/services/specs/default/a", &api.Service{}, &storage.Preconditions{}, storage.ValidateAllObjectFunc, nil, storage.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
+		t.Fatal("the Service was not deleted")
+	}
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")); n != 1 {
+		t.Fatal("an IPAddress changed since its delete was prepared was deleted")
+	}
+	if done != 0 {
+		t.Fatalf("Done told Written %d times for a delete that did not happen", done)
+	}
+}
+
+func TestRefusedServiceDeletePreparesNothing(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	f.created(t, "a", "10.0.0.1")
+	var prepared, done int
+	ctx := f.deleting(t, "10.0.0.1", &prepared, &done)
+	refused := errors.New("refused by admission")
+	err := f.services.Delete(ctx, "/services/specs/default/a", &api.Service{}, &storage.Preconditions{},
+		func(context.Context, runtime.Object) error { return refused }, nil, storage.DeleteOptions{})
+	if !errors.Is(err, refused) {
+		t.Fatalf("refused delete: %v", err)
+	}
+	if prepared != 0 || done != 0 {
+		t.Fatalf("a refused Service delete prepared %d IPAddress deletes", prepared)
+	}
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 2 {
+		t.Fatalf("a refused delete deleted %d keys", 2-n)
+	}
+}

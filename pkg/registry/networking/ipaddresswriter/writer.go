@@ -175,12 +175,12 @@ func (w *Writer) Create(ctx context.Context, obj *networkingv1.IPAddress, opts m
 }
 
 // Prepare runs obj through everything Create does but the etcd write:
-// jointwrite.ErrCannotPrepare when it cannot (not bound in process, or the
-// Service storage of slot is on other etcd servers, or its slot is taken),
-// else
 // admission, managed fields, the registry's strategy and validation. It
 // returns the object as it will be stored, without a resourceVersion, and
-// its encoded key and value, for the Service storage of slot to write.
+// its encoded key and value, for the Service storage of slot to write. It
+// returns jointwrite.ErrCannotPrepare, having done nothing, when the Writer
+// is not bound in process or the Service storage of slot is on other etcd
+// servers than the IPAddresses.
 func (w *Writer) Prepare(ctx context.Context, slot *jointwrite.Slot, obj *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error) {
 	b := w.bound.Load()
 	if b == nil || !b.preparing || !slot.Accepts(b.servers) {
@@ -257,6 +257,57 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	validate := rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces)
 	// upstream-shim end
 	return b.delete(ctx, name, validate, &opts)
+}
+
+// PrepareDelete runs the delete of the IPAddress name as Delete would, up to
+// the etcd delete, which it leaves to the Service storage of slot: admission,
+// and the check of the object the watch cache holds. It returns the etcd key
+// and the revision to delete it at. It returns jointwrite.ErrCannotPrepare,
+// having done nothing, when Delete would do more than one conditional etcd
+// delete (not bound in process, finalizers, not in the watch cache) or the
+// Service storage of slot is on other etcd servers than the IPAddresses.
+func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name string) (*jointwrite.Prepared, error) {
+	b := w.bound.Load()
+	if b == nil || !b.preparing || !slot.Accepts(b.servers) {
+		return nil, jointwrite.ErrCannotPrepare
+	}
+	ctx, cancel, err := w.requestContext(ctx, http.MethodDelete, ipAddressesPath+"/"+name)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	key, err := b.store.KeyFunc(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	cached := b.store.NewFunc()
+	if err := b.store.Storage.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err != nil {
+		return nil, jointwrite.ErrCannotPrepare
+	}
+	if m, err := meta.Accessor(cached); err != nil || len(m.GetFinalizers()) > 0 {
+		return nil, jointwrite.ErrCannotPrepare
+	}
+
+	opts := metav1.DeleteOptions{}
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
+	admit := w.admit
+	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
+		admission.Delete, &opts, false, w.user)
+	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
+		return nil, err
+	}
+	validate := rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces)
+	// upstream-shim end
+	p := &jointwrite.Prepared{}
+	err = b.store.Storage.Delete(jointwrite.WithPrepare(ctx, p), key, b.store.NewFunc(), &storage.Preconditions{},
+		storage.ValidateObjectFunc(validate), false, cached, storage.DeleteOptions{})
+	if err != nil {
+		return nil, storeerr.InterpretDeleteError(err, b.store.DefaultQualifiedResource, name)
+	}
+	if p.Key == "" {
+		return nil, fmt.Errorf("preparing the delete of IPAddress %s: the IPAddress storage deleted it instead", name)
+	}
+	return p, nil
 }
 
 // errNeedsStore stops a direct delete of an IPAddress that the registry's

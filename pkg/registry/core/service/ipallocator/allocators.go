@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	upstreamallocator "k8s.io/kubernetes/pkg/registry/core/service/allocator"
@@ -29,6 +30,7 @@ import (
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator"
 	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 // Allocators are the ClusterIP allocators of one apiserver, one per configured family.
@@ -186,6 +188,22 @@ func (a *Allocators) CommitService(ctx context.Context, svc *api.Service, ips []
 		}
 	}
 	return nil
+}
+
+// PrepareRelease prepares the IPAddress deletes of the Service obj, about to
+// be deleted, for the Service storage of slot (see CIDRAllocator.PrepareRelease).
+func (a *Allocators) PrepareRelease(ctx context.Context, slot *jointwrite.Slot, obj runtime.Object) []*jointwrite.Delete {
+	svc, ok := obj.(*api.Service)
+	if !ok {
+		return nil
+	}
+	var deletes []*jointwrite.Delete
+	for _, alloc := range a.ByFamily {
+		if c, ok := alloc.(*CIDRAllocator); ok {
+			deletes = append(deletes, c.PrepareRelease(ctx, slot, svc)...)
+		}
+	}
+	return deletes
 }
 
 // bitmapFactory keeps a bitmap at key in etcd and records its registry in

@@ -124,6 +124,10 @@ type CIDRAllocator struct {
 	// UID until the informer reports the delete, so a late add event of the
 	// deleted object does not mark the address used again.
 	released map[addrKey]createdObject
+	// deletedJointly maps addresses whose IPAddress a Service delete took
+	// along in its transaction (PrepareRelease) to that object's UID, until
+	// the Service storage releases the address.
+	deletedJointly map[addrKey]createdObject
 	// held maps an address whose IPAddress was deleted while a Service still
 	// had it to that Service, until the Service lets it go.
 	held      map[addrKey]string
@@ -174,8 +178,10 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 		pending:     map[addrKey]reservation{},
 		created:     map[addrKey]createdObject{},
 		released:    map[addrKey]createdObject{},
-		held:        map[addrKey]string{},
-		recorders:   map[netip.Prefix]*metricsutil.Recorder{},
+
+		deletedJointly: map[addrKey]createdObject{},
+		held:           map[addrKey]string{},
+		recorders:      map[netip.Prefix]*metricsutil.Recorder{},
 	}
 	if err := clusterip.AddIndexer(c.Services); err != nil {
 		klog.Background().V(2).Info("Services have no ClusterIP index; deleted IPAddresses are checked against their parent only", "err", err)
@@ -554,11 +560,18 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 		return nil
 	}
 
-	uid := a.releasing(addr)
-	// upstream's Interface gives Release no context
-	err := a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
+	a.mu.Lock()
+	joint, deleted := a.deletedJointly[k]
+	delete(a.deletedJointly, k)
+	a.mu.Unlock()
+	uid := joint.uid
+	if !deleted {
+		uid = a.releasing(addr)
+		// upstream's Interface gives Release no context
+		err := a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("release of ClusterIP %s: %w", addr, err)
+		}
 	}
 	a.mu.Lock()
 	// The delete event of the object is now stale whatever happens next to the
@@ -603,7 +616,7 @@ func (a *CIDRAllocator) sweep() {
 			expired = append(expired, k.addr(a.family == api.IPv6Protocol))
 		}
 	}
-	for _, objects := range []map[addrKey]createdObject{a.created, a.released} {
+	for _, objects := range []map[addrKey]createdObject{a.created, a.released, a.deletedJointly} {
 		for k, c := range objects {
 			if now.Sub(c.at) > reservationTTL {
 				delete(objects, k)

@@ -154,6 +154,52 @@ func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created 
 	}
 }
 
+// PrepareRelease prepares, for the delete of svc, the delete of the IPAddress
+// of each of its ClusterIPs in this family that this apiserver's informer
+// shows as svc's, for the Service storage of slot to take along in the
+// Service's transaction. An address it cannot prepare is deleted on Release,
+// as before; one whose delete the transaction took is only released there.
+func (a *CIDRAllocator) PrepareRelease(ctx context.Context, slot *jointwrite.Slot, svc *api.Service) []*jointwrite.Delete {
+	p, ok := a.writer.(IPAddressPreparer)
+	if !ok {
+		return nil
+	}
+	var deletes []*jointwrite.Delete
+	for _, ip := range svc.Spec.ClusterIPs {
+		addr, ok := a.parseFamilyAddr(ip)
+		if !ok {
+			continue
+		}
+		k := keyOf(addr)
+		a.mu.Lock()
+		_, reserved := a.pending[k]
+		a.mu.Unlock()
+		obj, err := a.ipAddresses.Get(addr.String())
+		if reserved || err != nil || !ownedBy(obj, svc) {
+			continue
+		}
+		prepared, err := p.PrepareDelete(ctx, slot, obj.Name)
+		if err != nil {
+			continue
+		}
+		uid := obj.UID
+		deletes = append(deletes, &jointwrite.Delete{Key: prepared.Key, Revision: prepared.Revision, Done: func(o jointwrite.Outcome) {
+			if o == jointwrite.Written {
+				a.mu.Lock()
+				a.deletedJointly[k] = createdObject{uid: uid, at: a.clock.Now()}
+				a.mu.Unlock()
+			}
+		}})
+	}
+	return deletes
+}
+
+// ownedBy tells whether obj's parent is the Service svc.
+func ownedBy(obj *networkingv1.IPAddress, svc *api.Service) bool {
+	ref := obj.Spec.ParentRef
+	return ref != nil && ref.Group == "" && ref.Resource == "services" && ref.Namespace == svc.Namespace && ref.Name == svc.Name
+}
+
 // recorderForLocked is the recorder of prefix p when metrics are on, else
 // nil, which records nothing.
 func (a *CIDRAllocator) recorderForLocked(p netip.Prefix) *metricsutil.Recorder {

@@ -35,10 +35,11 @@ type IPAddressWriter interface {
 }
 
 // IPAddressPreparer is an IPAddressWriter that can leave an IPAddress's etcd
-// write to the Service storage of slot, which writes it in the Service's own
-// transaction. It returns jointwrite.ErrCannotPrepare when it cannot.
+// create or delete to the Service storage of slot, which writes it in the
+// Service's own transaction. It returns jointwrite.ErrCannotPrepare when it cannot.
 type IPAddressPreparer interface {
 	Prepare(ctx context.Context, slot *jointwrite.Slot, obj *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error)
+	PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name string) (*jointwrite.Prepared, error)
 }
 
 // Interface is upstream's ClusterIP allocator interface, which the Service
