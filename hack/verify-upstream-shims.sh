@@ -36,7 +36,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 list="hack/upstream-shims.txt"
 # max_lines is the budget of the regions; raise it only by the lines of a shim that is added
 # to the list with its reason.
-max_lines=250
+max_lines=264
 
 pin="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 

@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"reflect"
 	"strings"
 	"time"
 
@@ -33,6 +35,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/etcd3/metrics"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
+	"k8s.io/apiserver/pkg/storage/value"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	"k8s.io/client-go/tools/cache"
 )
@@ -76,26 +79,30 @@ func Servers(opts generic.RESTOptions) []string {
 	return opts.StorageConfig.Transport.ServerList
 }
 
-// errUnexpectedPut is a put of a storage of this package's that no create of its own asked for.
-var errUnexpectedPut = errors.New("jointwrite: a put outside a prepared or joint create")
+// errUnexpectedPut is a put of the Service storage's own etcd3 storage that
+// no joint create asked for.
+var errUnexpectedPut = errors.New("jointwrite: a put outside a joint create")
 
 // PreparingStorage is the IPAddress storage. A create run with a context of
-// WithPrepare is encoded into its Prepared, by upstream's etcd3 storage of
-// IPAddresses, and not written; the object comes back as stored but without
-// a resourceVersion. Every other call goes to the storage it wraps.
+// WithPrepare is encoded into its Prepared as the etcd3 storage would write
+// it, and not written: the object comes back as stored but without a
+// resourceVersion. A delete run with such a context checks the object the
+// caller read from the watch cache as the etcd3 storage would, and puts its
+// key and revision into the Prepared. Every other call goes to the storage
+// it wraps. Preparing sends etcd nothing, so it records no etcd request.
 type PreparingStorage struct {
 	storage.Interface
-	encoder storage.Interface
+	enc     *encoder
 	servers []string
 }
 
-// NewPreparingStorage wraps b's storage; its encoder is a storage over client.
-func NewPreparingStorage(b Built, client *kubernetes.Client) (*PreparingStorage, error) {
-	encoder, err := newStore(b, client, capture{Interface: client.Kubernetes})
+// NewPreparingStorage wraps b's storage.
+func NewPreparingStorage(b Built) (*PreparingStorage, error) {
+	enc, err := newEncoder(b.Options)
 	if err != nil {
 		return nil, err
 	}
-	return &PreparingStorage{Interface: b.Storage, encoder: encoder, servers: Servers(b.Options)}, nil
+	return &PreparingStorage{Interface: b.Storage, enc: enc, servers: Servers(b.Options)}, nil
 }
 
 // Servers are the etcd servers the storage writes to.
@@ -103,42 +110,125 @@ func (s *PreparingStorage) Servers() []string { return s.servers }
 
 // Create encodes obj into the context's Prepared, or creates it.
 func (s *PreparingStorage) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
-	if preparedFrom(ctx) == nil || ttl != 0 {
+	p := preparedFrom(ctx)
+	if p == nil || ttl != 0 {
 		return s.Interface.Create(ctx, key, obj, out, ttl)
 	}
-	return s.encoder.Create(ctx, key, obj, out, 0)
-}
-
-// capture takes the put of a prepared create into its context's Prepared.
-type capture struct{ kubernetes.Interface }
-
-func (c capture) OptimisticPut(ctx context.Context, key string, value []byte, expectedRevision int64, opts kubernetes.PutOptions) (kubernetes.PutResponse, error) {
-	p := preparedFrom(ctx)
-	if p == nil || expectedRevision != 0 || opts.LeaseID != 0 {
-		return kubernetes.PutResponse{}, errUnexpectedPut
+	etcdKey, err := s.enc.key(key)
+	if err != nil {
+		return err
 	}
-	p.Key, p.Data = key, value
-	return kubernetes.PutResponse{Succeeded: true}, nil
+	stored, err := s.enc.encode(ctx, etcdKey, obj)
+	if err != nil {
+		return err
+	}
+	if err := copyInto(out, obj); err != nil {
+		return err
+	}
+	p.Key, p.Data = etcdKey, stored
+	return nil
 }
 
-// Delete prepares into the context's Prepared the key and revision to delete
-// key at, after the checks (preconditions, validateDeletion) of a delete, or
-// deletes it.
+// Delete puts into the context's Prepared the key of key and the revision of
+// cachedExistingObject, once that passed preconditions and validateDeletion,
+// or deletes key.
 func (s *PreparingStorage) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
 	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object, opts storage.DeleteOptions) error {
-	if preparedFrom(ctx) == nil {
+	p := preparedFrom(ctx)
+	if p == nil {
 		return s.Interface.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject, opts)
 	}
-	return s.encoder.Delete(ctx, key, out, preconditions, validateDeletion, cachedExistingObject, opts)
+	etcdKey, err := s.enc.key(key)
+	if err != nil {
+		return err
+	}
+	if cachedExistingObject == nil {
+		return fmt.Errorf("preparing the delete of %s: no object to delete", etcdKey)
+	}
+	rv, err := s.enc.versioner.ObjectResourceVersion(cachedExistingObject)
+	if err != nil || rv == 0 {
+		return fmt.Errorf("preparing the delete of %s: the object has no resourceVersion", etcdKey)
+	}
+	if err := preconditions.Check(key, cachedExistingObject); err != nil {
+		return err
+	}
+	if err := validateDeletion(ctx, cachedExistingObject); err != nil {
+		return err
+	}
+	if err := copyInto(out, cachedExistingObject); err != nil {
+		return err
+	}
+	p.Key, p.Revision = etcdKey, int64(rv)
+	return nil
 }
 
-func (c capture) OptimisticDelete(ctx context.Context, key string, expectedRevision int64, _ kubernetes.DeleteOptions) (kubernetes.DeleteResponse, error) {
-	p := preparedFrom(ctx)
-	if p == nil || expectedRevision == 0 {
-		return kubernetes.DeleteResponse{}, errUnexpectedPut
+// copyInto sets *out to *obj, both pointers to one struct type.
+func copyInto(out, obj runtime.Object) error {
+	if out == nil {
+		return nil
 	}
-	p.Key, p.Revision = key, expectedRevision
-	return kubernetes.DeleteResponse{Succeeded: true}, nil
+	o, v := reflect.ValueOf(out), reflect.ValueOf(obj)
+	if o.Type() != v.Type() || o.Kind() != reflect.Pointer {
+		return fmt.Errorf("jointwrite: storing a %T into a %T", obj, out)
+	}
+	o.Elem().Set(v.Elem())
+	return nil
+}
+
+// encoder encodes the objects of one resource as its etcd3 storage does.
+type encoder struct {
+	codec          runtime.Codec
+	transformer    value.Transformer
+	prefix         string
+	resourcePrefix string
+	versioner      storage.Versioner
+}
+
+func newEncoder(opts generic.RESTOptions) (*encoder, error) {
+	c := opts.StorageConfig
+	if c == nil || c.Codec == nil {
+		return nil, fmt.Errorf("storage of %s has no codec", opts.ResourcePrefix)
+	}
+	transformer := c.Transformer
+	if transformer == nil {
+		transformer = identity.NewEncryptCheckTransformer()
+	}
+	return &encoder{
+		codec:          c.Codec,
+		transformer:    transformer,
+		prefix:         c.Prefix,
+		resourcePrefix: "/" + strings.TrimPrefix(opts.ResourcePrefix, "/"),
+		versioner:      storage.APIObjectVersioner{},
+	}, nil
+}
+
+// key is the etcd key of the storage key key: the storage's prefix, then key.
+func (e *encoder) key(key string) (string, error) {
+	if _, err := storage.PrepareKey(e.resourcePrefix, key, false); err != nil {
+		return "", err
+	}
+	return path.Join("/", e.prefix, key), nil
+}
+
+// encode is obj as the etcd3 storage's Create stores it at etcdKey.
+func (e *encoder) encode(ctx context.Context, etcdKey string, obj runtime.Object) ([]byte, error) {
+	// upstream-shim begin: k8s.io/apiserver/pkg/storage/etcd3/store.go store.Create
+	if version, err := e.versioner.ObjectResourceVersion(obj); err == nil && version != 0 {
+		return nil, storage.ErrResourceVersionSetOnCreate
+	}
+	if err := e.versioner.PrepareObjectForStorage(obj); err != nil {
+		return nil, fmt.Errorf("PrepareObjectForStorage failed: %v", err)
+	}
+	data, err := runtime.Encode(e.codec, obj)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.transformer.TransformToStorage(ctx, data, value.DefaultContext(etcdKey))
+	if err != nil {
+		return nil, storage.NewInternalError(err)
+	}
+	// upstream-shim end
+	return stored, nil
 }
 
 // ServiceStorage is the Service storage. A create whose context's Slot holds

@@ -79,7 +79,7 @@ func newFixture(t *testing.T, svcTransformer, ipTransformer value.Transformer) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	ips, err := jointwrite.NewPreparingStorage(jointwrite.Built{Storage: rawIPs, Options: ipOpts, NewFunc: newIP, NewListFunc: newIPList}, client)
+	ips, err := jointwrite.NewPreparingStorage(jointwrite.Built{Storage: rawIPs, Options: ipOpts, NewFunc: newIP, NewListFunc: newIPList})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -247,16 +247,25 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	}
 	defer cancel()
 
+	validate, err := w.admitDelete(ctx, name, &opts)
+	if err != nil {
+		return err
+	}
+	return b.delete(ctx, name, validate, &opts)
+}
+
+// admitDelete runs the mutating half of admission on the delete of the
+// IPAddress name and returns the validating half, as the API handler does.
+func (w *Writer) admitDelete(ctx context.Context, name string, opts *metav1.DeleteOptions) (rest.ValidateObjectFunc, error) {
 	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
 	admit := w.admit
 	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
-		admission.Delete, &opts, false, w.user)
+		admission.Delete, opts, false, w.user)
 	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
-		return err
+		return nil, err
 	}
-	validate := rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces)
+	return rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces), nil
 	// upstream-shim end
-	return b.delete(ctx, name, validate, &opts)
 }
 
 // PrepareDelete runs the delete of the IPAddress name as Delete would, up to
@@ -288,16 +297,10 @@ func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name 
 		return nil, jointwrite.ErrCannotPrepare
 	}
 
-	opts := metav1.DeleteOptions{}
-	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
-	admit := w.admit
-	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
-		admission.Delete, &opts, false, w.user)
-	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
+	validate, err := w.admitDelete(ctx, name, &metav1.DeleteOptions{})
+	if err != nil {
 		return nil, err
 	}
-	validate := rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces)
-	// upstream-shim end
 	p := &jointwrite.Prepared{}
 	err = b.store.Storage.Delete(jointwrite.WithPrepare(ctx, p), key, b.store.NewFunc(), &storage.Preconditions{},
 		storage.ValidateObjectFunc(validate), false, cached, storage.DeleteOptions{})

@@ -18,11 +18,9 @@ package rest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
-	"sync"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -98,23 +96,10 @@ func (p StorageProvider) bindIPAddressWriter(info genericapiserver.APIGroupInfo)
 	return p.IPAddressWriter.Bind(ipAddresses.Store)
 }
 
-// preparing wraps the IPAddress storage b in a jointwrite.PreparingStorage
-// with an etcd client of its own; behind an egress selector it stays as it is.
+// preparing wraps the IPAddress storage b in a jointwrite.PreparingStorage.
 func preparing(b jointwrite.Built) (storage.Interface, func(), error) {
-	client, err := jointwrite.NewClient(b.Options)
-	if errors.Is(err, jointwrite.ErrEgress) {
-		return b.Storage, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := jointwrite.NewPreparingStorage(b, client)
-	if err != nil {
-		_ = client.Close()
-		return nil, nil, err
-	}
-	var once sync.Once
-	return s, func() { once.Do(func() { _ = client.Close() }) }, nil
+	s, err := jointwrite.NewPreparingStorage(b)
+	return s, nil, err
 }
 
 // wrapStrategies adds netfork's checks to a ServiceCIDR store's create and update validation.
