@@ -57,12 +57,13 @@ var ErrCannotPrepare = errors.New("the IPAddress cannot be written with its Serv
 type Outcome int
 
 const (
-	// Written: the Service and the IPAddress were stored.
+	// Written is the outcome of a write that was stored (a delete that was done).
 	Written Outcome = iota
-	// AddressTaken: the IPAddress already existed, and nothing was stored.
+	// AddressTaken is the outcome of an IPAddress create whose key already
+	// existed: nothing was stored.
 	AddressTaken
-	// NotWritten: nothing was stored, for another reason (the Service
-	// existed, etcd failed); the Service create fails with it.
+	// NotWritten is the outcome of a write that was not stored for another
+	// reason (the Service existed, etcd failed, an earlier write failed).
 	NotWritten
 )
 

@@ -384,7 +384,7 @@ func (s *ServiceStorage) Delete(ctx context.Context, key string, out runtime.Obj
 		// What the watch cache holds, as the cacher passes down; a stale copy
 		// fails the transaction, which then reads the current one.
 		cached := s.newFunc()
-		if err := s.Interface.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err == nil {
+		if err := s.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err == nil {
 			cachedExistingObject = cached
 		}
 	}

@@ -59,12 +59,12 @@ type fixture struct {
 	st         storagetest.Storage
 }
 
-// newFixture builds the fixture; transformers, when set, are the
-// encryption-at-rest transformers of services and ipaddresses.
-func newFixture(t *testing.T, svcTransformer, ipTransformer value.Transformer) *fixture {
+// newFixture builds the fixture; ipTransformer, when set, is the
+// encryption-at-rest transformer of ipaddresses (services have none).
+func newFixture(t *testing.T, ipTransformer value.Transformer) *fixture {
 	t.Helper()
 	st := storagetest.New(t)
-	svcOpts := restOptions(t, st, api.Resource("services"), &api.Service{}, "services/specs", svcTransformer)
+	svcOpts := restOptions(t, st, api.Resource("services"), &api.Service{}, "services/specs", nil)
 	ipOpts := restOptions(t, st, networking.Resource("ipaddresses"), &networking.IPAddress{}, "ipaddresses", ipTransformer)
 	newSvc, newSvcList := func() runtime.Object { return &api.Service{} }, func() runtime.Object { return &api.ServiceList{} }
 	newIP, newIPList := func() runtime.Object { return &networking.IPAddress{} }, func() runtime.Object { return &networking.IPAddressList{} }
@@ -130,12 +130,12 @@ func (f *fixture) prepare(t *testing.T, name string, svc *api.Service, outcomes 
 	if !slot.Accepts(f.servers) || slot.Accepts([]string{"https://elsewhere:2379"}) {
 		t.Fatalf("a new slot must accept a write of its own etcd servers and only those")
 	}
-	f.hold(t, ctx, name, svc, outcomes, doneErr)
+	f.hold(ctx, t, name, svc, outcomes, doneErr)
 	return ctx
 }
 
 // hold prepares the IPAddress name and adds it to the slot of ctx for svc.
-func (f *fixture) hold(t *testing.T, ctx context.Context, name string, svc *api.Service, outcomes *[]jointwrite.Outcome, doneErr error) {
+func (f *fixture) hold(ctx context.Context, t *testing.T, name string, svc *api.Service, outcomes *[]jointwrite.Outcome, doneErr error) {
 	t.Helper()
 	p := &jointwrite.Prepared{}
 	out := &networking.IPAddress{}
@@ -172,7 +172,7 @@ func TestServiceAndIPAddressInOneTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, nil, ipTransformer)
+	f := newFixture(t, ipTransformer)
 	var outcomes []jointwrite.Outcome
 	svc := service("a")
 	ctx := f.prepare(t, "10.0.0.1", svc, &outcomes, nil)
@@ -217,7 +217,7 @@ func TestServiceAndIPAddressInOneTransaction(t *testing.T) {
 }
 
 func TestAddressTakenWritesNothing(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	taken := ipAddress("10.0.0.1")
 	if err := f.rawIPs.Create(context.Background(), "/ipaddresses/10.0.0.1", taken, &networking.IPAddress{}, 0); err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestAddressTakenWritesNothing(t *testing.T) {
 }
 
 func TestServiceExistsWritesNothing(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	if err := f.rawSvcs.Create(context.Background(), "/services/specs/default/a", service("a"), &api.Service{}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestServiceExistsWritesNothing(t *testing.T) {
 }
 
 func TestCreateWithoutHeldWriteIsPlain(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	var outcomes []jointwrite.Outcome
 	held := service("a")
 	ctx := f.prepare(t, "10.0.0.3", held, &outcomes, nil)
@@ -303,11 +303,11 @@ func (f *fixture) value(t *testing.T, key string) []byte {
 }
 
 func TestSecondAddressWrittenAloneFirst(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	var joint, alone []jointwrite.Outcome
 	svc := service("a")
 	ctx := f.prepare(t, "10.0.0.1", svc, &joint, nil)
-	f.hold(t, ctx, "fd00::1", svc, &alone, nil)
+	f.hold(ctx, t, "fd00::1", svc, &alone, nil)
 	out := &api.Service{}
 	if err := f.services.Create(ctx, "/services/specs/default/a", svc, out, 0); err != nil {
 		t.Fatal(err)
@@ -328,7 +328,7 @@ func TestSecondAddressWrittenAloneFirst(t *testing.T) {
 }
 
 func TestSecondAddressTakenWritesNothing(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	if err := f.rawIPs.Create(context.Background(), "/ipaddresses/fd00::1", ipAddress("fd00::1"), &networking.IPAddress{}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func TestSecondAddressTakenWritesNothing(t *testing.T) {
 	collision := errors.New("collision")
 	svc := service("a")
 	ctx := f.prepare(t, "10.0.0.1", svc, &joint, nil)
-	f.hold(t, ctx, "fd00::1", svc, &alone, collision)
+	f.hold(ctx, t, "fd00::1", svc, &alone, collision)
 	if err := f.services.Create(ctx, "/services/specs/default/a", svc, &api.Service{}, 0); !errors.Is(err, collision) {
 		t.Fatalf("create over a taken second address: %v, want its Done's error", err)
 	}
@@ -348,8 +348,8 @@ func TestSecondAddressTakenWritesNothing(t *testing.T) {
 	}
 }
 
-// created jointly creates Service name with the IPAddress ip, and returns the Service.
-func (f *fixture) created(t *testing.T, name, ip string) *api.Service {
+// created jointly creates Service name with the IPAddress ip.
+func (f *fixture) created(t *testing.T, name, ip string) {
 	t.Helper()
 	var outcomes []jointwrite.Outcome
 	svc := service(name)
@@ -358,7 +358,6 @@ func (f *fixture) created(t *testing.T, name, ip string) *api.Service {
 	if err := f.services.Create(ctx, "/services/specs/default/"+name, svc, out, 0); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // deleting is a context whose Service deletes take along the delete of
@@ -404,7 +403,7 @@ func (f *fixture) revision(t *testing.T) int64 {
 }
 
 func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	f.created(t, "a", "10.0.0.1")
 	var prepared, done int
 	ctx := f.deleting(t, "10.0.0.1", &prepared, &done)
@@ -424,7 +423,7 @@ func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
 }
 
 func TestServiceDeleteLeavesAChangedIPAddress(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	f.created(t, "a", "10.0.0.1")
 	var prepared, done int
 	// Prepare at the current revision, then change the IPAddress before the Service is deleted.
@@ -456,7 +455,7 @@ func TestServiceDeleteLeavesAChangedIPAddress(t *testing.T) {
 }
 
 func TestRefusedServiceDeletePreparesNothing(t *testing.T) {
-	f := newFixture(t, nil, nil)
+	f := newFixture(t, nil)
 	f.created(t, "a", "10.0.0.1")
 	var prepared, done int
 	ctx := f.deleting(t, "10.0.0.1", &prepared, &done)
