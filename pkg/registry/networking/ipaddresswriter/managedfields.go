@@ -44,8 +44,10 @@ func newCreateFields(manager *managedfields.FieldManager) *createFields {
 	return &createFields{manager: manager, byShape: map[string][]metav1.ManagedFieldsEntry{}}
 }
 
-// set gives obj, about to be created, its managed fields.
-func (c *createFields) set(obj *networking.IPAddress) {
+// set gives obj, about to be created, its managed fields. It returns the
+// cached entries they were copied from, or nil when the field manager
+// computed them, for unchanged.
+func (c *createFields) set(obj *networking.IPAddress) []metav1.ManagedFieldsEntry {
 	key, ok := shape(obj)
 	if ok {
 		c.mu.Lock()
@@ -56,25 +58,46 @@ func (c *createFields) set(obj *networking.IPAddress) {
 			obj.ManagedFields = make([]metav1.ManagedFieldsEntry, len(entries))
 			for i, e := range entries {
 				e.Time = &now
+				e.FieldsV1 = e.FieldsV1.DeepCopy()
 				obj.ManagedFields[i] = e
 			}
-			return
+			return entries
 		}
 	}
 	if updated, isIPAddress := c.manager.UpdateNoErrors(&networking.IPAddress{}, obj, FieldManager).(*networking.IPAddress); isIPAddress {
 		*obj = *updated
 	}
 	if !ok || len(obj.ManagedFields) == 0 {
-		return // not cached: another shape, or the field manager failed (and logged why)
+		return nil // not cached: another shape, or the field manager failed (and logged why)
 	}
 	entries := make([]metav1.ManagedFieldsEntry, len(obj.ManagedFields))
 	for i, e := range obj.ManagedFields {
 		e.Time = nil
+		e.FieldsV1 = e.FieldsV1.DeepCopy()
 		entries[i] = e
 	}
 	c.mu.Lock()
 	c.byShape[key] = entries
 	c.mu.Unlock()
+	return nil
+}
+
+// unchanged tells whether managed, an object's managed fields after
+// mutating admission, are still the copies set made of cached: then they are
+// the field manager's own, valid, and need no decoding to be checked.
+func unchanged(managed, cached []metav1.ManagedFieldsEntry) bool {
+	if cached == nil || len(managed) != len(cached) {
+		return false
+	}
+	for i, m := range managed {
+		c := cached[i]
+		if m.Manager != c.Manager || m.Operation != c.Operation || m.APIVersion != c.APIVersion ||
+			m.FieldsType != c.FieldsType || m.Subresource != c.Subresource || m.Time == nil ||
+			m.FieldsV1 == nil || c.FieldsV1 == nil || !m.FieldsV1.Equal(*c.FieldsV1) {
+			return false
+		}
+	}
+	return true
 }
 
 // shape names the fields obj sets, for objects of the form the allocator

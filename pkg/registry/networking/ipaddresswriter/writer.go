@@ -65,6 +65,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/storage"
 	storeerr "k8s.io/apiserver/pkg/storage/errors"
+	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/applyconfigurations"
 	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -214,16 +215,17 @@ func (w *Writer) create(ctx context.Context, b *binding, obj *networkingv1.IPAdd
 	}
 	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/create.go createHandler
 	rest.WipeObjectMetaSystemFields(&in.ObjectMeta)
-	b.fields.set(in)
+	cached := b.fields.set(in)
 	var created runtime.Object = in
 
-	admit := fieldmanager.NewManagedFieldsValidatingAdmissionController(w.admit)
 	attrs := admission.NewAttributesRecord(created, nil, ipAddressKind, "", obj.Name, ipAddressResource, "",
 		admission.Create, &opts, false, w.user)
-	if err := mutate(ctx, admit, attrs, admission.Create); err != nil {
+	// upstream-shim end
+	if err := w.mutateGuarded(ctx, attrs, in, cached); err != nil {
 		return nil, err
 	}
-	out, err := b.store.Create(ctx, created, rest.AdmissionToValidateObjectFunc(admit, attrs, objectInterfaces), &opts)
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/create.go createHandler
+	out, err := b.store.Create(ctx, created, rest.AdmissionToValidateObjectFunc(w.admit, attrs, objectInterfaces), &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -386,6 +388,30 @@ func (w *Writer) requestContext(parent context.Context, method, path string) (co
 	ctx = genericapirequest.WithUser(ctx, w.user)
 	ctx = genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
 	return genericapirequest.WithRequestInfo(ctx, info), cancelAll, nil
+}
+
+// mutateGuarded runs the mutating half of admission on the create of in, as
+// the API handler does inside its managed-fields guard
+// (fieldmanager.NewManagedFieldsValidatingAdmissionController): managed fields
+// that admission left invalid are put back as they were, with a warning. The
+// guard decodes them to know, a third of an IPAddress create's allocations;
+// managed fields that are still the copies set made of cached entries are
+// the field manager's own and valid as they are.
+func (w *Writer) mutateGuarded(ctx context.Context, attrs admission.Attributes, in *networking.IPAddress, cached []metav1.ManagedFieldsEntry) error {
+	before := in.ManagedFields
+	if err := mutate(ctx, w.admit, attrs, admission.Create); err != nil {
+		return err
+	}
+	if unchanged(in.ManagedFields, cached) {
+		return nil
+	}
+	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/admission.go managedFieldsValidatingAdmissionController.Admit
+	if err := managedfields.ValidateManagedFields(in.ManagedFields); err != nil {
+		in.ManagedFields = before
+		warning.AddWarning(ctx, "", fmt.Sprintf(fieldmanager.InvalidManagedFieldsAfterMutatingAdmissionWarningFormat, err.Error()))
+	}
+	// upstream-shim end
+	return nil
 }
 
 // mutate runs the mutating half of admit for op, as the API handler does before storing.
