@@ -292,10 +292,7 @@ func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name 
 		return nil, err
 	}
 	cached := b.store.NewFunc()
-	if err := b.store.Storage.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err != nil {
-		return nil, jointwrite.ErrCannotPrepare
-	}
-	if m, err := meta.Accessor(cached); err != nil || len(m.GetFinalizers()) > 0 {
+	if err := b.store.Storage.Get(ctx, key, storage.GetOptions{ResourceVersion: "0"}, cached); err != nil || hasFinalizers(cached) {
 		return nil, jointwrite.ErrCannotPrepare
 	}
 
@@ -304,10 +301,8 @@ func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name 
 		return nil, err
 	}
 	p := &jointwrite.Prepared{}
-	err = b.store.Storage.Delete(jointwrite.WithPrepare(ctx, p), key, b.store.NewFunc(), &storage.Preconditions{},
-		storage.ValidateObjectFunc(validate), false, cached, storage.DeleteOptions{})
-	if err != nil {
-		return nil, storeerr.InterpretDeleteError(err, b.store.DefaultQualifiedResource, name)
+	if err := b.deleteStored(jointwrite.WithPrepare(ctx, p), key, name, storage.ValidateObjectFunc(validate), cached); err != nil {
+		return nil, err
 	}
 	if p.Key == "" {
 		return nil, fmt.Errorf("preparing the delete of IPAddress %s: the IPAddress storage deleted it instead", name)
@@ -330,13 +325,16 @@ var errNeedsStore = errors.New("the IPAddress has finalizers")
 // delete hooks, so for the rest the outcome is the same.
 func (b *binding) delete(ctx context.Context, name string, validate rest.ValidateObjectFunc, opts *metav1.DeleteOptions) error {
 	if plainDelete(opts) {
-		err := b.deleteStored(ctx, name, func(ctx context.Context, obj runtime.Object) error {
-			m, err := meta.Accessor(obj)
-			if err != nil || len(m.GetFinalizers()) > 0 {
+		key, err := b.store.KeyFunc(ctx, name)
+		if err != nil {
+			return err
+		}
+		err = b.deleteStored(ctx, key, name, func(ctx context.Context, obj runtime.Object) error {
+			if hasFinalizers(obj) {
 				return errNeedsStore
 			}
 			return validate(ctx, obj)
-		})
+		}, nil)
 		if !errors.Is(err, errNeedsStore) {
 			return err
 		}
@@ -345,15 +343,20 @@ func (b *binding) delete(ctx context.Context, name string, validate rest.Validat
 	return err
 }
 
-// deleteStored is the etcd delete at the heart of Store.Delete, checked by
-// check and without the read before it. check's own error comes back as it is.
-func (b *binding) deleteStored(ctx context.Context, name string, check storage.ValidateObjectFunc) error {
+// hasFinalizers tells whether obj has finalizers (or no object metadata):
+// the registry's delete would not simply remove it.
+func hasFinalizers(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err != nil || len(m.GetFinalizers()) > 0
+}
+
+// deleteStored is the etcd delete at the heart of Store.Delete of the
+// IPAddress name at key, checked by check and without the read before it;
+// cached, when set, is the object the caller read (from the watch cache).
+// check's own error comes back as it is.
+func (b *binding) deleteStored(ctx context.Context, key, name string, check storage.ValidateObjectFunc, cached runtime.Object) error {
 	// upstream-shim begin: k8s.io/apiserver/pkg/registry/generic/registry/store.go Store.Delete
-	key, err := b.store.KeyFunc(ctx, name)
-	if err != nil {
-		return err
-	}
-	err = b.store.Storage.Delete(ctx, key, b.store.NewFunc(), &storage.Preconditions{}, check, false, nil, storage.DeleteOptions{})
+	err := b.store.Storage.Delete(ctx, key, b.store.NewFunc(), &storage.Preconditions{}, check, false, cached, storage.DeleteOptions{})
 	if err != nil {
 		return storeerr.InterpretDeleteError(err, b.store.DefaultQualifiedResource, name)
 	}
