@@ -58,7 +58,7 @@ func startLoad(ctx context.Context, cs kubernetes.Interface) (*load, error) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating namespace %s: %w", loadNamespace, err)
 	}
-	l := &load{cs: cs, counts: loadCounts{byKind: map[errorKind]int{}}, stopped: make(chan struct{})}
+	l := &load{cs: cs, counts: newLoadCounts(), stopped: make(chan struct{})}
 	l.resume = sync.NewCond(&l.mu)
 	for w := range loadWorkers {
 		l.wg.Add(1)
@@ -141,7 +141,7 @@ func (l *load) record(err error) {
 	defer l.mu.Unlock()
 	l.counts.ops++
 	if err != nil {
-		l.counts.byKind[classify(err)]++
+		l.counts.add(classify(err), err.Error())
 	}
 }
 
@@ -173,6 +173,6 @@ func (l *load) take() loadCounts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.counts
-	l.counts = loadCounts{byKind: map[errorKind]int{}}
+	l.counts = newLoadCounts()
 	return c
 }

@@ -70,6 +70,29 @@ func classify(err error) errorKind {
 type loadCounts struct {
 	ops    int
 	byKind map[errorKind]int
+	// firstMessage is the message of each kind's first failure, so a failed row says
+	// what the apiserver answered and not only its status code.
+	firstMessage map[errorKind]string
+}
+
+// maxMessage bounds the length of a failure's message in the load row.
+const maxMessage = 300
+
+// add counts a failure of kind k whose error says msg.
+func (c *loadCounts) add(k errorKind, msg string) {
+	c.byKind[k]++
+	if _, ok := c.firstMessage[k]; ok || k.transport {
+		return
+	}
+	if len(msg) > maxMessage {
+		msg = msg[:maxMessage] + "..."
+	}
+	c.firstMessage[k] = msg
+}
+
+// newLoadCounts are counts of no operation.
+func newLoadCounts() loadCounts {
+	return loadCounts{byKind: map[errorKind]int{}, firstMessage: map[errorKind]string{}}
 }
 
 // loadRow judges a step's load: no request may fail but in transport, and those at most
@@ -84,7 +107,11 @@ func loadRow(c loadCounts, stops int) clustercheck.Row {
 		} else {
 			other += n
 		}
-		kinds = append(kinds, fmt.Sprintf("%dx %s", n, k.name))
+		kind := fmt.Sprintf("%dx %s", n, k.name)
+		if msg, ok := c.firstMessage[k]; ok {
+			kind += fmt.Sprintf(" (first: %q)", msg)
+		}
+		kinds = append(kinds, kind)
 	}
 	sort.Strings(kinds)
 	allowed := stops * transportErrorsPerStop

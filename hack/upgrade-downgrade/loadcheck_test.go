@@ -124,3 +124,22 @@ func TestLoadRow(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadRowSaysWhatTheAPIServerAnswered(t *testing.T) {
+	c := newLoadCounts()
+	c.ops = 10
+	invalid := createThrough(t, statusServer(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid))
+	c.add(classify(invalid), invalid.Error())
+	c.add(classify(invalid), "a later message of the same kind")
+	c.add(errorKind{name: "transport: EOF or closed connection", transport: true}, "EOF")
+	row := loadRow(c, 1)
+	if row.Status != "FAIL" {
+		t.Fatalf("status %s (%s), want FAIL", row.Status, row.Detail)
+	}
+	if !strings.Contains(row.Detail, `2x HTTP 422 Invalid (first: "planted")`) {
+		t.Errorf("detail %q does not give the first 422's message", row.Detail)
+	}
+	if strings.Contains(row.Detail, "later message") || strings.Contains(row.Detail, `"EOF"`) {
+		t.Errorf("detail %q gives a message other than each non-transport kind's first", row.Detail)
+	}
+}
