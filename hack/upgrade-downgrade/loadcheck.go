@@ -19,6 +19,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -41,12 +43,23 @@ type errorKind struct {
 	transport bool
 }
 
+// upstreamLoopbackLost matches upstream's answer to a Service create whose dynamic ClusterIP
+// it could not write because its own loopback request for the IPAddress failed in transport,
+// as it does while the apiserver stops (its listener closed, the request still in flight):
+// upstream answers any allocation error but a full range with 422 Invalid (kubernetes/kubernetes#118921),
+// and client-go spells a transport failure `Post "<url>": <cause>`. netfork writes
+// IPAddresses to storage, not through a loopback client, so no netfork answer matches.
+var upstreamLoopbackLost = regexp.MustCompile(`failed to allocate IP: Post "[^"]*/apis/networking\.k8s\.io/v1/ipaddresses[^"]*": `)
+
 // classify names err's kind: an API status by code and reason, a transport error by what
 // broke, anything else by its first words.
 func classify(err error) errorKind {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		s := status.Status()
+		if s.Code == http.StatusUnprocessableEntity && upstreamLoopbackLost.MatchString(s.Message) {
+			return errorKind{name: "HTTP 422 Invalid: upstream's loopback IPAddress create lost its connection", transport: true}
+		}
 		return errorKind{name: fmt.Sprintf("HTTP %d %s", s.Code, s.Reason)}
 	}
 	switch {

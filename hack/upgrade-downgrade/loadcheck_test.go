@@ -49,11 +49,17 @@ func createThrough(t *testing.T, host string) error {
 // statusServer answers every request with an API status of code and reason.
 func statusServer(t *testing.T, code int, reason metav1.StatusReason) string {
 	t.Helper()
+	return statusServerSaying(t, code, reason, "planted")
+}
+
+// statusServerSaying answers every request with an API status of code, reason and message.
+func statusServerSaying(t *testing.T, code int, reason metav1.StatusReason, message string) string {
+	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		_ = json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-			Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: "planted"})
+			Status: metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message})
 	}))
 	t.Cleanup(s.Close)
 	return s.URL
@@ -81,6 +87,18 @@ func TestClassify(t *testing.T) {
 		{name: "500", host: statusServer(t, http.StatusInternalServerError, metav1.StatusReasonInternalError), want: "HTTP 500 InternalError"},
 		{name: "409", host: statusServer(t, http.StatusConflict, metav1.StatusReasonAlreadyExists), want: "HTTP 409 AlreadyExists"},
 		{name: "422", host: statusServer(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid), want: "HTTP 422 Invalid"},
+		{name: "422 of upstream's loopback lost while stopping",
+			host: statusServerSaying(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+				`Service "load-1-000042" is invalid: spec.clusterIPs: Invalid value: null: failed to allocate IP: Post "https://127.0.0.1:6443/apis/networking.k8s.io/v1/ipaddresses": dial tcp 127.0.0.1:6443: connect: connection refused`),
+			want: "HTTP 422 Invalid: upstream's loopback IPAddress create lost its connection", transport: true},
+		{name: "422 of another allocation error",
+			host: statusServerSaying(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+				`Service "load-1-000042" is invalid: spec.clusterIPs: Invalid value: null: failed to allocate IP: IPAddress 10.0.0.7 already exists`),
+			want: "HTTP 422 Invalid"},
+		{name: "422 naming the URL but not in transport",
+			host: statusServerSaying(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+				`spec.clusterIPs: Invalid value: null: failed to allocate IP: the server rejected /apis/networking.k8s.io/v1/ipaddresses`),
+			want: "HTTP 422 Invalid"},
 		{name: "connection closed mid-request", host: hangUp.URL, want: "transport: EOF or closed connection", transport: true},
 		{name: "nothing listens", host: refused, want: "transport: connection refused", transport: true},
 	}
