@@ -39,6 +39,18 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if code, ok := cmdutil.ParseFlags("bench-services", usage, args, stderr, o.parse); !ok {
 		return code
 	}
+	if len(o.Report) > 0 {
+		failed, err := report(o.Report, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench-services: --report: %v\n", err)
+			return 1
+		}
+		if failed > 0 {
+			fmt.Fprintf(stderr, "bench-services: %d of the runs read failed (consistent=false)\n", failed)
+			return 1
+		}
+		return 0
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	failed, err := run(ctx, o, stdout, stderr)

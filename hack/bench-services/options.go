@@ -31,7 +31,8 @@ const usage = `Usage: bench-services [flags]
 
 Creates and deletes N Services against each contender's kube-apiserver, each run on a
 fresh embedded etcd, and writes results.csv, results.json, chart.json and (with
---chart-binary) latency.png to --output-dir.
+--chart-binary) latency.png to --output-dir. With --report it runs nothing: it reads
+earlier runs' results.json files and prints their targets table together.
 
 Flags:
 `
@@ -128,6 +129,9 @@ type options struct {
 	KeepData bool
 	// ChartBinary is hack/bench-chart, which draws chart.json as latency.png; empty skips it.
 	ChartBinary string
+	// Report names results.json files of earlier runs to evaluate the targets over, together
+	// (e.g. a --full run and an --apiservers 3 run); nothing is run.
+	Report []string
 }
 
 // newOptions returns the defaults `make bench` relies on.
@@ -172,6 +176,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "bound on a new apiserver becoming ready")
 	fs.BoolVar(&o.KeepData, "keep-data", o.KeepData, "keep each run's etcd data dir (several GiB for the bitmap contenders at 10k)")
+	fs.StringSliceVar(&o.Report, "report", o.Report, "results.json files of earlier runs: print the targets table of their runs together and run nothing")
 	fs.StringVar(&o.ChartBinary, "chart-binary", o.ChartBinary, "hack/bench-chart binary that draws chart.json as latency.png (make bench builds it); empty writes chart.json only")
 }
 
@@ -183,6 +188,18 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if len(o.Report) > 0 {
+		var runFlags []string
+		fs.Visit(func(f *pflag.Flag) {
+			if f.Name != "report" {
+				runFlags = append(runFlags, "--"+f.Name)
+			}
+		})
+		if len(runFlags) > 0 {
+			return fmt.Errorf("--report runs nothing; drop %s", strings.Join(runFlags, ", "))
+		}
+		return nil
 	}
 	if o.Full {
 		for _, flag := range []string{"n", "cidrs", "contenders"} {

@@ -69,7 +69,7 @@ func TestOptionsFull(t *testing.T) {
 		}
 	}
 	for _, tg := range targets {
-		if tg.num.apiservers > 0 {
+		if tg.num.apiservers > 1 {
 			continue
 		}
 		if !ran[tg.num] || (!tg.absolute() && !ran[tg.den]) {
@@ -192,5 +192,19 @@ func TestSetPaceTakesThePacersRatesOfTheSameRound(t *testing.T) {
 	s = runSpec{contender: free, n: 10000, round: 1, createPace: 7}
 	if err := s.setPace(results); err != nil || s.createPace != 7 {
 		t.Errorf("setPace changed an unpaced contender's --rate: %v, %.0f", err, s.createPace)
+	}
+}
+
+func TestOptionsReportRunsNothing(t *testing.T) {
+	o := newOptions()
+	fs := pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
+	if err := o.parse(fs, []string{"--report=a.json,b.json"}); err != nil || !slices.Equal(o.Report, []string{"a.json", "b.json"}) {
+		t.Fatalf("--report=a.json,b.json: %v, report %v", err, o.Report)
+	}
+	o = newOptions()
+	fs = pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
+	err := o.parse(fs, []string{"--report=a.json", "--full"})
+	if err == nil || !strings.Contains(err.Error(), "--report runs nothing; drop --full") {
+		t.Errorf("--report with --full: %v, want the flag named", err)
 	}
 }

@@ -81,6 +81,45 @@ func writeJSON(path string, results []result) error {
 	})
 }
 
+// readResults reads a results.json that writeJSON wrote.
+func readResults(path string) ([]result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var results []result
+	if err := json.Unmarshal(data, &results); err != nil {
+		return nil, fmt.Errorf("%s is not a results.json of bench-services: %w", path, err)
+	}
+	if len(results) == 0 {
+		return nil, fmt.Errorf("%s holds no run", path)
+	}
+	return results, nil
+}
+
+// report prints the targets table and the load of the runs in the results.json files at
+// paths, taken together, and returns how many of those runs were not consistent.
+func report(paths []string, w io.Writer) (int, error) {
+	var all []result
+	for _, p := range paths {
+		results, err := readResults(p)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, results...)
+	}
+	failed := 0
+	for _, r := range all {
+		if !r.Consistent {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "%d runs from %s\n", len(all), strings.Join(paths, ", "))
+	printTargets(w, all)
+	printLoad(w, all)
+	return failed, nil
+}
+
 // writeFileAtomic writes path's new content next to it and renames it into place.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
 	tmp := path + ".tmp"

@@ -23,18 +23,19 @@ import (
 	"text/tabwriter"
 )
 
-// runRef names the runs of one contender in one cell; apiservers, when set, also the
-// number of apiservers the run had (--apiservers), else any.
+// runRef names the runs of one contender in one cell with apiservers apiservers
+// (--apiservers).
 type runRef struct {
 	contender  string
 	n, cidrs   int
 	apiservers int
 }
 
-// matches says whether r is a run of the reference's contender and cell.
+// matches says whether r is a run of the reference's contender, cell and apiservers, so
+// that targets of one apiserver and of several can be read from the results of both.
 func (rr runRef) matches(r result) bool {
 	return r.Contender == rr.contender && r.N == rr.n && r.CIDRs == rr.cidrs &&
-		(rr.apiservers == 0 || r.Apiservers == rr.apiservers)
+		max(r.Apiservers, 1) == rr.apiservers
 }
 
 // String spells the reference in the targets table; "-" for an absolute target's missing
@@ -44,7 +45,7 @@ func (rr runRef) String() string {
 		return "-"
 	}
 	s := fmt.Sprintf("%s n=%d k=%d", rr.contender, rr.n, rr.cidrs)
-	if rr.apiservers > 0 {
+	if rr.apiservers > 1 {
 		s += fmt.Sprintf(" x%d apiservers", rr.apiservers)
 	}
 	return s
@@ -71,6 +72,8 @@ func peakRSS(r result) float64        { return r.PeakRSSMB }
 func heapPerService(r result) float64 { return r.HeapPerServiceKB }
 func etcdPerCreate(r result) float64  { return measured(r.EtcdPerCreate) }
 func etcdPerDelete(r result) float64  { return measured(r.EtcdPerDelete) }
+func allocPerCreate(r result) float64 { return r.AllocPerCreateKB }
+func allocPerDelete(r result) float64 { return r.AllocPerDeleteKB }
 
 // measured sums a run's per-Service etcd requests, or is NaN when the run could not read
 // the counters, so that a missing reading never passes for zero requests.
@@ -103,6 +106,8 @@ var targets = []target{
 	{"delete p99 vs floor", ref("netfork", 10000, 0), ref("floor-headless", 10000, 0), deleteP99, 1.25, false},
 	{"delete p99 vs floor", ref("netfork", 30000, 0), ref("floor-headless", 30000, 0), deleteP99, 1.25, false},
 	{"creates/s vs netfork", ref("netfork-dualwrite", 10000, 0), ref("netfork", 10000, 0), createsPerSec, 0.9, true},
+	{"allocated per create vs floor", ref("netfork", 10000, 0), ref("floor-headless", 10000, 0), allocPerCreate, 1.3, false},
+	{"allocated per delete vs floor", ref("netfork", 10000, 0), ref("floor-headless", 10000, 0), allocPerDelete, 1.3, false},
 	{"live heap per Service vs upstream", ref("netfork", 30000, 0), ref("upstream", 30000, 0), heapPerService, 1.0, false},
 	{"peak RSS at upstream's pace", ref("netfork-upstream-pace", 10000, 0), ref("upstream", 10000, 0), peakRSS, 1.0, false},
 	{"peak RSS vs floor", ref("netfork", 30000, 0), ref("floor-headless", 30000, 0), peakRSS, 1.3, false},
@@ -113,9 +118,9 @@ var targets = []target{
 	{"collisions", runRef{"netfork", 10000, 0, 3}, runRef{}, collisions, 0, false},
 }
 
-// ref names a contender's runs in a cell, whatever the number of apiservers.
+// ref names a contender's runs in a cell with one apiserver.
 func ref(contender string, n, cidrs int) runRef {
-	return runRef{contender: contender, n: n, cidrs: cidrs}
+	return runRef{contender: contender, n: n, cidrs: cidrs, apiservers: 1}
 }
 
 // targetResult is a target's ratio in each round that had both runs consistent.

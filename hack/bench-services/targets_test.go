@@ -18,6 +18,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,9 +52,10 @@ func findTarget(t *testing.T, trs []targetResult, what string, num runRef) targe
 func TestTargetsPairRunsOfTheSameRound(t *testing.T) {
 	trs := evaluateTargets(deleteRuns())
 	// Only the targets at 10k of netfork alone or against the floor have their sides here:
-	// etcd requests per create and per delete, creates/s, deletes/s, create and delete p99.
-	if len(trs) != 6 {
-		t.Fatalf("evaluated %d targets, want the six at 10k: %+v", len(trs), trs)
+	// etcd requests per create and per delete, creates/s, deletes/s, create and delete p99,
+	// allocated per create and per delete.
+	if len(trs) != 8 {
+		t.Fatalf("evaluated %d targets, want the eight at 10k: %+v", len(trs), trs)
 	}
 	dps := findTarget(t, trs, "deletes/s vs floor", ref("netfork", 10000, 0))
 	if len(dps.ratios) != 2 || dps.ratios[0] != 0.5 || dps.ratios[1] != 0.9 || dps.skipped != 1 {
@@ -96,7 +99,7 @@ func TestTargetsOfSeveralApiserversMatchOnlySuchRuns(t *testing.T) {
 	}
 	trs := evaluateTargets([]result{run("netfork", 1, 1000), run("upstream", 1, 100)})
 	for _, tr := range trs {
-		if tr.num.apiservers > 0 {
+		if tr.num.apiservers > 1 {
 			t.Errorf("runs of one apiserver evaluated the target %q of %s", tr.what, tr.num)
 		}
 	}
@@ -124,5 +127,62 @@ func TestPrintTargetsShowsMedianSpreadAndVerdict(t *testing.T) {
 	printTargets(&b, testResults()[:2])
 	if b.Len() != 0 {
 		t.Errorf("runs with no target's pair printed a targets table:\n%s", b.String())
+	}
+}
+
+func TestTargetsOfOneApiserverLeaveRunsOfSeveralAlone(t *testing.T) {
+	run := func(contender string, apiservers int, cps float64) result {
+		return result{Contender: contender, N: 10000, Round: 1, Apiservers: apiservers, CreatesPerSec: cps, Consistent: true}
+	}
+	// A --full run and an --apiservers 3 run read together by --report.
+	trs := evaluateTargets([]result{run("netfork", 1, 900), run("floor-headless", 1, 1000), run("netfork", 3, 2000), run("upstream", 3, 100)})
+	vsFloor := findTarget(t, trs, "creates/s vs floor", ref("netfork", 10000, 0))
+	if len(vsFloor.ratios) != 1 || vsFloor.ratios[0] != 0.9 {
+		t.Errorf("creates/s vs floor = %+v, want only the one-apiserver pair's 0.90x", vsFloor)
+	}
+	vsUpstream := findTarget(t, trs, "creates/s vs upstream", runRef{"netfork", 10000, 0, 3})
+	if len(vsUpstream.ratios) != 1 || vsUpstream.ratios[0] != 20 {
+		t.Errorf("creates/s vs upstream = %+v, want only the three-apiserver pair's 20x", vsUpstream)
+	}
+}
+
+func TestReportReadsResultsTogether(t *testing.T) {
+	dir := t.TempDir()
+	full, three := filepath.Join(dir, "full.json"), filepath.Join(dir, "three.json")
+	floor := result{Contender: "floor-headless", N: 10000, Round: 1, Apiservers: 1, CreatesPerSec: 1000, Consistent: true}
+	netfork := floor
+	netfork.Contender, netfork.CreatesPerSec = "netfork", 950
+	if err := writeJSON(full, []result{netfork, floor}); err != nil {
+		t.Fatal(err)
+	}
+	netfork3 := result{Contender: "netfork", N: 10000, Round: 1, Apiservers: 3, CreatesPerSec: 600, Consistent: true}
+	upstream3 := result{Contender: "upstream", N: 10000, Round: 1, Apiservers: 3, CreatesPerSec: 100, Consistent: false}
+	if err := writeJSON(three, []result{netfork3, upstream3}); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	failed, err := report([]string{full, three}, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed != 1 {
+		t.Errorf("report counted %d failed runs, want upstream's one", failed)
+	}
+	out := b.String()
+	for _, want := range []string{"4 runs from", "creates/s vs floor", "0.95x", "collisions", "load average"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report([]string{full, bad}, &b); err == nil || !strings.Contains(err.Error(), "bad.json is not a results.json") {
+		t.Errorf("report of a file that is not results.json = %v, want an error naming it", err)
+	}
+	if _, err := report([]string{filepath.Join(dir, "missing.json")}, &b); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("report of a missing file = %v, want an error naming it", err)
 	}
 }
