@@ -57,6 +57,10 @@ var (
 	shortNs, shortCIDRs, shortRounds = []int{1000, 10000}, []int{0}, 1
 	// fullRounds is --full's default number of rounds, enough to show the spread.
 	fullRounds = 3
+	// fullPhaseTimeout is --full's default --phase-timeout: upstream's create phase at 30k
+	// ran past the short run's 15 minutes on 2 cores (33 creates/s), and a run the timeout
+	// cuts short has no live heap at 30k to compare with.
+	fullPhaseTimeout = 40 * time.Minute
 	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
 	// so that three rounds fit in an hour on 2 cores rather than the hours every contender in
 	// every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
@@ -209,6 +213,9 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 		}
 		if !fs.Changed("rounds") {
 			o.Rounds = fullRounds
+		}
+		if !fs.Changed("phase-timeout") {
+			o.PhaseTimeout = fullPhaseTimeout
 		}
 	}
 	return o.validate()

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -59,6 +60,12 @@ func TestOptionsFull(t *testing.T) {
 	}
 	if o.Rounds != 3 {
 		t.Errorf("--full runs %d rounds, want 3", o.Rounds)
+	}
+	if o.PhaseTimeout != 40*time.Minute {
+		t.Errorf("--full bounds a phase at %s, want 40m: upstream at 30k needs more than 15m on 2 cores", o.PhaseTimeout)
+	}
+	if o, err := parseForTest(t, "--full", "--phase-timeout=5m"); err != nil || o.PhaseTimeout != 5*time.Minute {
+		t.Errorf("--full --phase-timeout=5m: %v, timeout %s, want 5m kept", err, o.PhaseTimeout)
 	}
 	// Every target's runs are in the matrix: each target's sides run in some cell, but for
 	// the targets of several apiservers, which a run with --apiservers measures.
