@@ -62,14 +62,15 @@ var (
 	// cuts short has no live heap at 30k to compare with.
 	fullPhaseTimeout = 40 * time.Minute
 	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
-	// so that three rounds fit in an hour on 2 cores rather than the hours every contender in
-	// every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
+	// so that three rounds take under two hours on 2 cores (1h42m measured) rather than the
+	// many hours every contender in every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
 	// allocator (the short run has it there) to compare dual-write and upstream with netfork,
 	// and netfork held to upstream's pace there to compare their memory at one rate;
 	// the floor at 10k, 30k and 100k, where netfork's deletes, memory and creates are held to
 	// it; netfork alone with 1000 extra ServiceCIDRs at 100k. Upstream runs 30k in the first
-	// round only, for the chart: no target compares with it, and that one run (14 min on 2
-	// cores) takes longer than the rest of the round together (upstream at 100k would take hours).
+	// round only, for the chart and the live heap per Service held to it: that one run (14 to
+	// 24 min on 2 cores) takes about as long as the rest of the round (upstream at 100k would
+	// take hours).
 	fullMatrix = []matrixCell{
 		{n: 1000, cidrs: 0, contenders: contenderNames()},
 		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "netfork-upstream-pace", "floor-headless"}},
