@@ -63,8 +63,9 @@ var (
 	fullPhaseTimeout = 40 * time.Minute
 	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
 	// so that three rounds take under two hours on 2 cores (1h42m measured) rather than the
-	// many hours every contender in every cell would take. Every contender runs at 1000; at 10k all but the legacy bitmap
-	// allocator (the short run has it there) to compare dual-write and upstream with netfork,
+	// many hours every contender in every cell would take. Every contender runs at 1000; at
+	// 10k all but the legacy bitmap allocator (the short run has it there) to compare
+	// dual-write and upstream with netfork,
 	// and netfork held to upstream's pace there to compare their memory at one rate;
 	// the floor at 10k, 30k and 100k, where netfork's deletes, memory and creates are held to
 	// it; netfork alone with 1000 extra ServiceCIDRs at 100k. Upstream runs 30k in the first
@@ -197,7 +198,8 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	if len(o.Report) > 0 {
 		var runFlags []string
 		fs.Visit(func(f *pflag.Flag) {
-			if f.Name != "report" {
+			// hack/bench-services.sh passes the binaries to every invocation.
+			if !slices.Contains([]string{"report", "netfork-binary", "upstream-binary", "chart-binary"}, f.Name) {
 				runFlags = append(runFlags, "--"+f.Name)
 			}
 		})

@@ -208,6 +208,12 @@ func TestOptionsReportRunsNothing(t *testing.T) {
 	if err := o.parse(fs, []string{"--report=a.json,b.json"}); err != nil || !slices.Equal(o.Report, []string{"a.json", "b.json"}) {
 		t.Fatalf("--report=a.json,b.json: %v, report %v", err, o.Report)
 	}
+	// hack/bench-services.sh passes the binaries to every invocation, --report too.
+	o = newOptions()
+	fs = pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
+	if err := o.parse(fs, []string{"--netfork-binary=/x", "--upstream-binary=/y", "--chart-binary=/z", "--report=a.json"}); err != nil {
+		t.Errorf("--report through hack/bench-services.sh: %v", err)
+	}
 	o = newOptions()
 	fs = pflag.NewFlagSet("bench-services", pflag.ContinueOnError)
 	err := o.parse(fs, []string{"--report=a.json", "--full"})
