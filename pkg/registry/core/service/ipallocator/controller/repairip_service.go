@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper"
@@ -102,7 +103,7 @@ func (r *RepairIPAddress) syncClusterIP(ctx context.Context, svc *corev1.Service
 // confirmed still to hold ip: an address released before the first read
 // belongs to a Service the second read no longer finds holding it.
 func (r *RepairIPAddress) allocate(ctx context.Context, svc *corev1.Service, ip net.IP) error {
-	a, err := r.client.NetworkingV1().IPAddresses().Get(ctx, ip.String(), metav1.GetOptions{})
+	a, err := r.ipAddressSince(ctx, ip, svc.ResourceVersion)
 	if err == nil {
 		return r.checkIPAddress(ctx, svc, ip, a)
 	}
@@ -132,6 +133,24 @@ func (r *RepairIPAddress) allocate(ctx context.Context, svc *corev1.Service, ip 
 		"Cluster IP [%v]: %s is not allocated; repairing", ipFamilyOf(ip), ip)
 	r.checkBitmapOnly(ctx, live, ip)
 	return nil
+}
+
+// ipAddressSince reads the IPAddress of ip as it is at resourceVersion rv, that
+// of the Service that holds ip, or later.
+//
+// Every allocator writes a ClusterIP's IPAddress no later than its Service:
+// in the same etcd transaction, or before it. So any state from rv on tells a
+// missing IPAddress as well as the latest does, and allocate's argument holds
+// for it. The apiserver serves such a read from its watch cache, where the
+// IPAddress informer lagging behind the Service informer would otherwise cost
+// an etcd read for every Service seen first. A cache that cannot catch up
+// with rv in time answers that rv is too large; then etcd is read.
+func (r *RepairIPAddress) ipAddressSince(ctx context.Context, ip net.IP, rv string) (*networkingv1.IPAddress, error) {
+	a, err := r.client.NetworkingV1().IPAddresses().Get(ctx, ip.String(), metav1.GetOptions{ResourceVersion: rv})
+	if rv != "" && storage.IsTooLargeResourceVersion(err) {
+		return r.client.NetworkingV1().IPAddresses().Get(ctx, ip.String(), metav1.GetOptions{})
+	}
+	return a, err
 }
 
 // checkIPAddress checks that a, the IPAddress of svc's ip, points at svc and

@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -456,6 +457,49 @@ func TestRepairIPAddressUnknownError(t *testing.T) {
 		map[string]float64{errorTypeUnknown: 1})
 	if got := countActions(f, "create", "ipaddresses"); got != 0 {
 		t.Errorf("%d IPAddress creates, want none while its state is unknown", got)
+	}
+}
+
+// A Service whose IPAddress the cache lacks is checked against the API as of
+// the Service's resourceVersion, which the apiserver serves from its watch
+// cache, and against etcd only when that cache cannot catch up.
+func TestRepairIPAddressReadsSinceServiceResourceVersion(t *testing.T) {
+	tooLarge := storage.NewTooLargeResourceVersionError(42, 41, 1)
+	tests := []struct {
+		name string
+		// answer answers the read with a resourceVersion; nil lets the fake API answer.
+		answer  error
+		wantRVs []string
+	}{
+		{name: "served since the Service's write", wantRVs: []string{"42"}},
+		{name: "cache behind: read from etcd", answer: tooLarge, wantRVs: []string{"42", ""}},
+		{name: "any other error is not retried from etcd", answer: apierrors.NewInternalError(errors.New("boom")), wantRVs: []string{"42"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := withUID(newService("a", "10.0.0.10"))
+			svc.ResourceVersion = "42"
+			f := newIPFixture(t, append(defaultCIDRs(), svc)...)
+			var rvs []string
+			f.client.PrependReactor("get", "ipaddresses", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				rv := a.(k8stesting.GetActionImpl).GetOptions.ResourceVersion
+				rvs = append(rvs, rv)
+				if rv != "" && tc.answer != nil {
+					return true, nil, tc.answer
+				}
+				return false, nil, nil
+			})
+
+			err := f.r.syncService(context.Background(), "default/a")
+
+			if !slices.Equal(rvs, tc.wantRVs) {
+				t.Errorf("IPAddress reads at resourceVersions %q, want %q", rvs, tc.wantRVs)
+			}
+			_, created := f.ipAddresses(t)["10.0.0.10"]
+			if wantCreated := !apierrors.IsInternalError(tc.answer); created != wantCreated || (err == nil) != wantCreated {
+				t.Errorf("IPAddress created = %v, syncService error %v; want created = %v", created, err, wantCreated)
+			}
+		})
 	}
 }
 
