@@ -118,7 +118,7 @@ func startOnce(ctx context.Context, cfg Config) (*Server, error) {
 	}, nil
 }
 
-// embedConfig is a single-member cluster on loopback whose logs go to cfg.LogFile only.
+// embedConfig is a single-member cluster on loopback, gRPC only, whose logs go to cfg.LogFile only.
 func embedConfig(cfg Config, clientURL, peerURL url.URL) *embed.Config {
 	ec := embed.NewConfig()
 	ec.Name = memberName
@@ -133,6 +133,10 @@ func embedConfig(cfg Config, clientURL, peerURL url.URL) *embed.Config {
 	ec.LogOutputs = []string{cfg.LogFile}
 	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
 	ec.QuotaBackendBytes = cfg.QuotaBackendBytes
+	// Every client here speaks gRPC. The JSON gateway would only add a listener-side
+	// logrus logger that reads os.Stderr while it starts, which races with go test -json
+	// setting os.Stderr once the tests begin.
+	ec.EnableGRPCGateway = false
 	return ec
 }
 
