@@ -55,6 +55,6 @@ fi
 
 start=${SECONDS}
 status=0
-"${NETFORK_ROOT}/hack/kind/e2e.sh" --topology dual --name netfork-ci --label-filter '!disruptive && !deletion-grace' || status=$?
+"${NETFORK_ROOT}/hack/kind/e2e.sh" --topology dual --name netfork-ci --label-filter '!disruptive' || status=$?
 netfork::log "kind step exited ${status} after $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
 exit "${status}"

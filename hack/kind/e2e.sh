@@ -81,7 +81,9 @@ up_done=${SECONDS}
 
 export NETFORK_E2E_HOOK="${NETFORK_ROOT}/hack/kind/e2e-hook.sh" NETFORK_KIND_NAME="${name}"
 if [[ -n "${label_filter}" ]]; then
-  export GINKGO_ARGS="${GINKGO_ARGS:-} -ginkgo.label-filter=${label_filter}"
+  # its own variable: GINKGO_ARGS is split on spaces, and a filter such as
+  # 'KEP-1880 && !disruptive' must reach ginkgo as one argument
+  export GINKGO_LABEL_FILTER="${label_filter}"
 fi
 status=0
 # -v so that go test prints ginkgo's per-spec report and summary even when everything passed.
