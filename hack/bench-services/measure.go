@@ -45,7 +45,7 @@ const (
 
 // measure performs one run on a fresh cluster: set up, create and time N Services, count
 // the allocators' lost races and etcd requests, read the live heap, check consistency,
-// delete and time them, check again, read the apiservers' peak RSS and stop everything.
+// delete and time them (unless the run is create-only), check again, read the apiservers' peak RSS and stop everything.
 // Heap readings (each after a forced GC) bracket both phases, outside their timing. Whatever goes wrong is recorded in the
 // result, which is then not consistent.
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
@@ -77,9 +77,14 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		return r
 	}
 	defer startProfile(ctx, o, cl, spec, phaseCreate, dirs, log)()
+	cpuBefore, cpuErr := readCPU(cl)
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
 	create := createServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.createPace, c.headless)
 	cancel()
+	r.CPUPerCreate, err = cpuPerService(cpuBefore, cpuErr, cl, spec.n)
+	if err != nil {
+		r.failf("creating: %v", err)
+	}
 	afterCreate, err := readCounters(ctx, cl)
 	if err != nil {
 		r.failf("after creating: %v", err)
@@ -109,6 +114,10 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	for _, problem := range problems {
 		r.failf("after creating: %s", problem)
 	}
+	if spec.createOnly {
+		readPeakRSS(cl, &r)
+		return r
+	}
 	if err := compact(ctx, cl.etcdClient); err != nil {
 		r.failf("%v", err)
 		return r
@@ -126,9 +135,14 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 	}
 
 	defer startProfile(ctx, o, cl, spec, phaseDelete, dirs, log)()
+	cpuBefore, cpuErr = readCPU(cl)
 	phaseCtx, cancel = context.WithTimeout(ctx, o.PhaseTimeout)
 	del := deleteServices(phaseCtx, cl.clients(), spec.n, o.Workers, spec.deletePace)
 	cancel()
+	r.CPUPerDelete, err = cpuPerService(cpuBefore, cpuErr, cl, spec.n)
+	if err != nil {
+		r.failf("deleting: %v", err)
+	}
 	if heapDeleted, err := readHeapAt(ctx, o, cl, spec, "deleted", dirs, log); err != nil {
 		r.failf("after deleting: %v", err)
 	} else {
@@ -152,12 +166,18 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		}
 	}
 
+	readPeakRSS(cl, &r)
+	return r
+}
+
+// readPeakRSS records the apiservers' summed peak RSS, or that one of them has exited.
+func readPeakRSS(cl *cluster, r *result) {
 	var rss int64
 	for _, a := range cl.apiservers {
 		select {
 		case <-a.process.Done():
 			r.failf("%v", a.process.ExitError())
-			return r
+			return
 		default:
 		}
 		peak, err := peakRSSBytes(a.process.Pid())
@@ -167,7 +187,39 @@ func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs lay
 		rss += peak
 	}
 	r.PeakRSSMB = float64(rss) / bytesPerMB
-	return r
+}
+
+// cpuReading is the CPU time used so far by a run's apiservers (summed) and by the
+// benchmark's own process, which holds the client workers and the embedded etcd.
+type cpuReading struct{ apiservers, harness time.Duration }
+
+// readCPU takes a cpuReading of the cluster's processes.
+func readCPU(cl *cluster) (cpuReading, error) {
+	var c cpuReading
+	for _, a := range cl.apiservers {
+		t, err := cpuTime(a.process.Pid())
+		if err != nil {
+			return c, fmt.Errorf("apiserver pid %d: %w", a.process.Pid(), err)
+		}
+		c.apiservers += t
+	}
+	var err error
+	c.harness, err = selfCPUTime()
+	return c, err
+}
+
+// cpuPerService reads the CPU time again and divides what was used since before (taken
+// with error beforeErr) by n Services.
+func cpuPerService(before cpuReading, beforeErr error, cl *cluster, n int) (cpuMS, error) {
+	if beforeErr != nil {
+		return cpuMS{}, beforeErr
+	}
+	after, err := readCPU(cl)
+	if err != nil || n <= 0 {
+		return cpuMS{}, err
+	}
+	perService := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(n) }
+	return cpuMS{APIServers: perService(after.apiservers - before.apiservers), Harness: perService(after.harness - before.harness)}, nil
 }
 
 // prepare creates the bench namespace and the extra ServiceCIDRs, and waits until the

@@ -57,29 +57,38 @@ var (
 	shortNs, shortCIDRs, shortRounds = []int{1000, 10000}, []int{0}, 1
 	// fullRounds is --full's default number of rounds, enough to show the spread.
 	fullRounds = 3
-	// fullPhaseTimeout is --full's default --phase-timeout: upstream's create phase at 30k
-	// ran past the short run's 15 minutes on 2 cores (33 creates/s), and a run the timeout
-	// cuts short has no live heap at 30k to compare with.
-	fullPhaseTimeout = 40 * time.Minute
-	// fullMatrix is --full: each cell with the contenders whose runs a comparison needs,
-	// so that three rounds take under two hours on 2 cores (1h42m measured) rather than the
-	// many hours every contender in every cell would take. Every contender runs at 1000; at
-	// 10k all but the legacy bitmap allocator (the short run has it there) to compare
-	// dual-write and upstream with netfork,
-	// and netfork held to upstream's pace there to compare their memory at one rate;
-	// the floor at 10k, 30k and 100k, where netfork's deletes, memory and creates are held to
-	// it; netfork alone with 1000 extra ServiceCIDRs at 100k. Upstream runs 30k in the first
-	// round only, for the chart and the live heap per Service held to it: that one run (14 to
-	// 24 min on 2 cores) takes about as long as the rest of the round (upstream at 100k would
-	// take hours).
+	// fullMatrix is --full: each cell with the contenders whose runs a target needs, so that
+	// three rounds take under an hour on 2 cores. The floor runs at 10k, 30k and 100k, where
+	// netfork's creates, deletes and memory are held to it; dual-write, upstream and netfork
+	// at upstream's pace at 10k; every contender at 1000 and netfork with 1000 extra
+	// ServiceCIDRs at 100k once, for the chart and that cell's targets. Runs no target reads
+	// the delete phase of end after the create phase (createOnly): upstream's and its paced
+	// follower's at 10k (150 s each on 2 cores) and the floor's at 100k. What does not fit
+	// has an invocation of its own (outsideFull): upstream at 30k, whose create phase alone
+	// takes 15 to 25 minutes, and the runs with three apiservers.
 	fullMatrix = []matrixCell{
-		{n: 1000, cidrs: 0, contenders: contenderNames()},
-		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "netfork-upstream-pace", "floor-headless"}},
+		{n: 1000, cidrs: 0, contenders: contenderNames(), rounds: 1},
+		{n: 10000, cidrs: 0, contenders: []string{"netfork", "netfork-dualwrite", "upstream", "netfork-upstream-pace", "floor-headless"},
+			createOnly: []string{"upstream", "netfork-upstream-pace"}},
 		{n: 30000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
-		{n: 30000, cidrs: 0, contenders: []string{"upstream"}, rounds: 1},
-		{n: 100000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}},
-		{n: 100000, cidrs: 1000, contenders: []string{"netfork"}},
+		{n: 100000, cidrs: 0, contenders: []string{"netfork", "floor-headless"}, createOnly: []string{"floor-headless"}},
+		{n: 100000, cidrs: 1000, contenders: []string{"netfork"}, rounds: 1, createOnly: []string{"netfork"}},
 	}
+	// outsideFull are the runs of targets that --full leaves out, each with the arguments
+	// that measure it; --report puts their results.json in one table with --full's.
+	outsideFull = map[runRef]string{
+		ref("upstream", 30000, 0): upstream30kArgs,
+		{"netfork", 10000, 0, 3}:  threeApiserversArgs,
+		{"upstream", 10000, 0, 3}: threeApiserversArgs,
+	}
+)
+
+const (
+	// upstream30kArgs measure upstream's live heap at 30k next to netfork's; upstream's
+	// create phase there runs past the default phase timeout on 2 cores (33 creates/s).
+	upstream30kArgs = "--n=30000 --contenders=netfork,upstream --create-only=upstream --phase-timeout=40m"
+	// threeApiserversArgs measure three apiservers on one etcd.
+	threeApiserversArgs = "--apiservers=3 --n=10000 --contenders=netfork,upstream"
 )
 
 // matrixCell is one (N, K) cell of the matrix and the contenders that run it.
@@ -88,6 +97,9 @@ type matrixCell struct {
 	contenders []string
 	// rounds, when positive, limits the cell to the first rounds rounds.
 	rounds int
+	// createOnly names the cell's contenders whose runs end after the create phase and
+	// its checks: no target reads their deletes.
+	createOnly []string
 }
 
 // inRound says whether the cell runs in the given round (1-based).
@@ -116,6 +128,9 @@ type options struct {
 	Full bool
 	// Contenders names the contenders to run, in order.
 	Contenders []string
+	// CreateOnly names contenders whose runs end after the create phase and its checks,
+	// without deleting: their deletes are not measured.
+	CreateOnly []string
 	// OutputDir receives results, the chart, logs, profiles and the runs' etcd data.
 	OutputDir string
 	// NetforkBinary and UpstreamBinary are the kube-apiservers the contenders run.
@@ -173,6 +188,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds over the whole matrix, contenders interleaved; 3 or more show the machine's noise")
 	fs.BoolVar(&o.Full, "full", o.Full, fmt.Sprintf("run the full matrix, %d rounds unless --rounds is set: %s", fullRounds, describeMatrix(fullMatrix)))
 	fs.StringSliceVar(&o.Contenders, "contenders", o.Contenders, "contenders to run, in this order within a round")
+	fs.StringSliceVar(&o.CreateOnly, "create-only", o.CreateOnly, "contenders whose runs end after the create phase and its checks, without a delete phase")
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
 	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream's kube-apiserver at the release go.mod pins, built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
@@ -209,16 +225,13 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 		return nil
 	}
 	if o.Full {
-		for _, flag := range []string{"n", "cidrs", "contenders"} {
+		for _, flag := range []string{"n", "cidrs", "contenders", "create-only"} {
 			if fs.Changed(flag) {
 				return fmt.Errorf("--%s: --full runs its own matrix (%s); drop --full to choose", flag, describeMatrix(fullMatrix))
 			}
 		}
 		if !fs.Changed("rounds") {
 			o.Rounds = fullRounds
-		}
-		if !fs.Changed("phase-timeout") {
-			o.PhaseTimeout = fullPhaseTimeout
 		}
 	}
 	return o.validate()
@@ -233,7 +246,7 @@ func (o *options) matrix() []matrixCell {
 	var cells []matrixCell
 	for _, n := range o.Ns {
 		for _, k := range o.CIDRs {
-			cells = append(cells, matrixCell{n: n, cidrs: k, contenders: o.Contenders})
+			cells = append(cells, matrixCell{n: n, cidrs: k, contenders: o.Contenders, createOnly: o.CreateOnly})
 		}
 	}
 	return cells
@@ -262,6 +275,9 @@ func describeMatrix(cells []matrixCell) string {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
 		parts[i] = fmt.Sprintf("n=%d k=%d (%s)", c.n, c.cidrs, strings.Join(c.contenders, ", "))
+		if len(c.createOnly) > 0 {
+			parts[i] += fmt.Sprintf(" (no delete phase: %s)", strings.Join(c.createOnly, ", "))
+		}
 		if c.rounds > 0 {
 			parts[i] += fmt.Sprintf(" in the first %d round(s)", c.rounds)
 		}
@@ -328,6 +344,11 @@ func (o *options) validate() error {
 			return err
 		}
 	}
+	for _, name := range o.CreateOnly {
+		if !slices.Contains(o.contenderOrder(), name) {
+			return fmt.Errorf("--create-only: %q is not one of the contenders %v", name, o.contenderOrder())
+		}
+	}
 	if err := o.validatePacers(); err != nil {
 		return err
 	}
@@ -344,6 +365,9 @@ func (o *options) validatePacers() error {
 			c, _ := lookupContender(name)
 			if c.pacedBy != "" && !slices.Contains(cell.contenders, c.pacedBy) {
 				return fmt.Errorf("--contenders: %s takes its pace from %s, which is not in its cell n=%d k=%d", name, c.pacedBy, cell.n, cell.cidrs)
+			}
+			if c.pacedBy != "" && slices.Contains(cell.createOnly, c.pacedBy) && !slices.Contains(cell.createOnly, name) {
+				return fmt.Errorf("--create-only: %s takes its delete pace from %s, which would not delete; add %s too", name, c.pacedBy, name)
 			}
 		}
 	}

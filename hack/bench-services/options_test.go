@@ -61,14 +61,11 @@ func TestOptionsFull(t *testing.T) {
 	if o.Rounds != 3 {
 		t.Errorf("--full runs %d rounds, want 3", o.Rounds)
 	}
-	if o.PhaseTimeout != 40*time.Minute {
-		t.Errorf("--full bounds a phase at %s, want 40m: upstream at 30k needs more than 15m on 2 cores", o.PhaseTimeout)
+	if o.PhaseTimeout != 15*time.Minute {
+		t.Errorf("--full bounds a phase at %s, want the default 15m", o.PhaseTimeout)
 	}
-	if o, err := parseForTest(t, "--full", "--phase-timeout=5m"); err != nil || o.PhaseTimeout != 5*time.Minute {
-		t.Errorf("--full --phase-timeout=5m: %v, timeout %s, want 5m kept", err, o.PhaseTimeout)
-	}
-	// Every target's runs are in the matrix: each target's sides run in some cell, but for
-	// the targets of several apiservers, which a run with --apiservers measures.
+	// Every target's runs are in the matrix, each target's sides in some cell, but for the
+	// runs outsideFull names; those must be outside it, or the hour is gone.
 	ran := map[runRef]bool{}
 	for _, c := range o.matrix() {
 		for _, name := range c.contenders {
@@ -76,18 +73,33 @@ func TestOptionsFull(t *testing.T) {
 		}
 	}
 	for _, tg := range targets {
-		if tg.num.apiservers > 1 {
+		for _, side := range []runRef{tg.num, tg.den} {
+			_, elsewhere := outsideFull[side]
+			if side.contender != "" && ran[side] == elsewhere {
+				t.Errorf("target %q: --full runs %s: %t, outsideFull names it: %t", tg.what, side, ran[side], elsewhere)
+			}
+		}
+	}
+	if !ran[ref("netfork", 100000, 1000)] {
+		t.Errorf("--full lacks netfork at 100k with 1000 ServiceCIDRs: %s", describeMatrix(o.matrix()))
+	}
+	if want := "n=100000 k=0 (netfork, floor-headless) (no delete phase: floor-headless)"; !strings.Contains(describeMatrix(o.matrix()), want) {
+		t.Errorf("--full's matrix %q does not say %q", describeMatrix(o.matrix()), want)
+	}
+	// The arguments outsideFull gives measure what they are named for.
+	for side, args := range outsideFull {
+		other, err := parseForTest(t, strings.Fields(args)...)
+		if err != nil {
+			t.Errorf("outsideFull's arguments for %s: %v", side, err)
 			continue
 		}
-		if !ran[tg.num] || (!tg.absolute() && !ran[tg.den]) {
-			t.Errorf("--full leaves out a side of target %q: %s to %s", tg.what, tg.num, tg.den)
+		found := false
+		for _, c := range other.matrix() {
+			found = found || (c.n == side.n && c.cidrs == side.cidrs && other.Apiservers == side.apiservers && slices.Contains(c.contenders, side.contender))
 		}
-	}
-	if !ran[ref("upstream", 30000, 0)] || !ran[ref("netfork", 100000, 1000)] {
-		t.Errorf("--full lacks upstream at 30k or netfork at 100k with 1000 ServiceCIDRs: %s", describeMatrix(o.matrix()))
-	}
-	if want := "n=30000 k=0 (upstream) in the first 1 round(s)"; !strings.Contains(describeMatrix(o.matrix()), want) {
-		t.Errorf("--full's matrix %q does not say %q", describeMatrix(o.matrix()), want)
+		if !found {
+			t.Errorf("outsideFull's arguments %q do not run %s", args, side)
+		}
 	}
 	if want := []string{"netfork", "netfork-dualwrite", "netfork-bitmap", "upstream", "netfork-upstream-pace", "floor-headless"}; !slices.Equal(o.contenderOrder(), want) {
 		t.Errorf("--full's contenders %v, want %v", o.contenderOrder(), want)
@@ -113,23 +125,26 @@ func TestOptionsMatrixIsEveryContenderInEveryCell(t *testing.T) {
 
 func TestOptionsErrorsNameTheFlag(t *testing.T) {
 	tests := map[string][]string{
-		"--n":                  {"--n=0"},
-		"outside 1-100000":     {"--n=100001"},
-		"--full runs its own":  {"--full", "--n=1000"},
-		"--contenders: --full": {"--full", "--contenders=netfork"},
-		"--cidrs":              {"--cidrs=5000"},
-		"--workers":            {"--workers=0"},
-		"--rate":               {"--rate=-1"},
-		"takes its pace from":  {"--contenders=netfork,netfork-upstream-pace"},
-		"--rounds":             {"--rounds=0"},
-		"--apiservers":         {"--apiservers=6"},
-		"as many --workers":    {"--apiservers=3", "--workers=2"},
-		"--contenders":         {"--contenders=netfork,nope"},
-		"listed twice":         {"--contenders=netfork,netfork"},
-		"--profile":            {"--profile", "--contenders=upstream"},
-		"--profile-duration":   {"--profile", "--profile-duration=2m"},
-		"--profile-phase":      {"--profile", "--profile-phase=list"},
-		"unexpected argument":  {"extra"},
+		"--n":                       {"--n=0"},
+		"outside 1-100000":          {"--n=100001"},
+		"--full runs its own":       {"--full", "--n=1000"},
+		"--contenders: --full":      {"--full", "--contenders=netfork"},
+		"--create-only: --full":     {"--full", "--create-only=upstream"},
+		"not one of the contenders": {"--contenders=netfork", "--create-only=upstream"},
+		"would not delete":          {"--contenders=upstream,netfork-upstream-pace", "--create-only=upstream"},
+		"--cidrs":                   {"--cidrs=5000"},
+		"--workers":                 {"--workers=0"},
+		"--rate":                    {"--rate=-1"},
+		"takes its pace from":       {"--contenders=netfork,netfork-upstream-pace"},
+		"--rounds":                  {"--rounds=0"},
+		"--apiservers":              {"--apiservers=6"},
+		"as many --workers":         {"--apiservers=3", "--workers=2"},
+		"--contenders":              {"--contenders=netfork,nope"},
+		"listed twice":              {"--contenders=netfork,netfork"},
+		"--profile":                 {"--profile", "--contenders=upstream"},
+		"--profile-duration":        {"--profile", "--profile-duration=2m"},
+		"--profile-phase":           {"--profile", "--profile-phase=list"},
+		"unexpected argument":       {"extra"},
 	}
 	for want, args := range tests {
 		t.Run(want, func(t *testing.T) {

@@ -36,11 +36,13 @@ var csvHeader = []string{
 	"deletes_per_s", "delete_p99_ms", "peak_rss_mb", "consistent",
 	"apiservers", "collisions", "etcd_requests_per_create", "etcd_requests_per_delete",
 	"create_pace_per_s", "delete_pace_per_s", "live_heap_mb", "live_heap_per_service_kb", "alloc_per_create_kb", "alloc_per_delete_kb",
+	"apiserver_cpu_per_create_ms", "apiserver_cpu_per_delete_ms", "etcd_and_client_cpu_per_create_ms", "etcd_and_client_cpu_per_delete_ms",
 }
 
 // csvRecord is one result as a results.csv row, in csvHeader's order.
 func csvRecord(r result) []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	return []string{
 		r.Contender, strconv.Itoa(r.N), strconv.Itoa(r.Workers), strconv.Itoa(r.CIDRs), strconv.Itoa(r.Round),
 		f(r.CreatesPerSec), f(r.Create.P50), f(r.Create.P90), f(r.Create.P99), f(r.Create.Max),
@@ -48,6 +50,7 @@ func csvRecord(r result) []string {
 		strconv.Itoa(r.Apiservers), strconv.FormatInt(r.Collisions, 10),
 		strconv.FormatFloat(sumValues(r.EtcdPerCreate), 'f', 2, 64), strconv.FormatFloat(sumValues(r.EtcdPerDelete), 'f', 2, 64),
 		f(r.CreatePace), f(r.DeletePace), f(r.LiveHeapMB), f(r.HeapPerServiceKB), f(r.AllocPerCreateKB), f(r.AllocPerDeleteKB),
+		f3(r.CPUPerCreate.APIServers), f3(r.CPUPerDelete.APIServers), f3(r.CPUPerCreate.Harness), f3(r.CPUPerDelete.Harness),
 	}
 }
 
@@ -101,10 +104,13 @@ func readResults(path string) ([]result, error) {
 // paths, taken together, and returns how many of those runs were not consistent.
 func report(paths []string, w io.Writer) (int, error) {
 	var all []result
-	for _, p := range paths {
+	for i, p := range paths {
 		results, err := readResults(p)
 		if err != nil {
 			return 0, err
+		}
+		for j := range results {
+			results[j].source = i
 		}
 		all = append(all, results...)
 	}
@@ -154,10 +160,27 @@ func describe(r result) string {
 	if r.CreatePace > 0 || r.DeletePace > 0 {
 		pace = fmt.Sprintf(" paced at %.0f/s and %.0f/s", r.CreatePace, r.DeletePace)
 	}
-	return fmt.Sprintf("%s n=%d k=%d round %d%s: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), deletes %.0f/s (p50 %.1f p99 %.1f ms), peak RSS %.0f MB, live heap %.0f MB (%.1f KB per Service), allocated %.1f KB per create and %.1f KB per delete%s, %d collisions, etcd requests per create %.2f and per delete %.2f, %.0fs, load %.1f at start; %s",
+	deletes := fmt.Sprintf("deletes %.0f/s (p50 %.1f p99 %.1f ms)", r.DeletesPerSec, r.Delete.P50, r.Delete.P99)
+	allocated := fmt.Sprintf("allocated %.1f KB per create and %.1f KB per delete", r.AllocPerCreateKB, r.AllocPerDeleteKB)
+	cpu := fmt.Sprintf("CPU per create %.2f ms apiserver + %.2f ms etcd and client, per delete %.2f + %.2f ms",
+		r.CPUPerCreate.APIServers, r.CPUPerCreate.Harness, r.CPUPerDelete.APIServers, r.CPUPerDelete.Harness)
+	etcd := fmt.Sprintf("etcd requests per create %.2f and per delete %.2f", sumValues(r.EtcdPerCreate), sumValues(r.EtcdPerDelete))
+	if r.CreateOnly {
+		deletes = "no delete phase"
+		allocated = fmt.Sprintf("allocated %.1f KB per create", r.AllocPerCreateKB)
+		cpu = fmt.Sprintf("CPU per create %.2f ms apiserver + %.2f ms etcd and client", r.CPUPerCreate.APIServers, r.CPUPerCreate.Harness)
+		etcd = fmt.Sprintf("etcd requests per create %.2f", sumValues(r.EtcdPerCreate))
+	}
+	return fmt.Sprintf("%s n=%d k=%d round %d%s: creates %.0f/s (p50 %.1f p90 %.1f p99 %.1f max %.1f ms), %s, peak RSS %.0f MB, live heap %.0f MB (%.1f KB per Service), %s, %s%s, %d collisions, %s, %.0fs, load %.1f at start; %s",
 		r.Contender, r.N, r.CIDRs, r.Round, pace, r.CreatesPerSec, r.Create.P50, r.Create.P90, r.Create.P99, r.Create.Max,
-		r.DeletesPerSec, r.Delete.P50, r.Delete.P99, r.PeakRSSMB, r.LiveHeapMB, r.HeapPerServiceKB, r.AllocPerCreateKB, r.AllocPerDeleteKB,
-		spread, r.Collisions, sumValues(r.EtcdPerCreate), sumValues(r.EtcdPerDelete), r.WallSeconds, r.LoadAverage, status)
+		deletes, r.PeakRSSMB, r.LiveHeapMB, r.HeapPerServiceKB, allocated, cpu,
+		spread, r.Collisions, etcd, r.WallSeconds, r.LoadAverage, status)
+}
+
+// String spells CPU per Service in the summary: the apiservers' and, after the plus, the
+// benchmark's etcd and client workers'.
+func (c cpuMS) String() string {
+	return fmt.Sprintf("%.2f+%.2f", c.APIServers, c.Harness)
 }
 
 // cell is one (N, K) pair of the matrix.
@@ -176,13 +199,16 @@ func cells(results []result) []cell {
 
 // aggregate is a contender's runs of one cell, reduced to medians across rounds.
 type aggregate struct {
-	rounds                              int
+	// rounds counts the runs; deleteRounds those that had a delete phase, which the
+	// delete measures are medians of.
+	rounds, deleteRounds                int
 	createsPerSec, p50, p90, p99, max   float64
 	deletesPerSec, deleteP99, peakRSSMB float64
 	collisions                          float64
 	etcdPerCreate, etcdPerDelete        float64
 	liveHeapMB, heapPerServiceKB        float64
 	allocPerCreateKB, allocPerDeleteKB  float64
+	cpuPerCreate, cpuPerDelete          cpuMS
 	consistent                          bool
 	// createsPerSecAll, deletesPerSecAll and peakRSSMBAll are every round's values, for the spread.
 	createsPerSecAll, deletesPerSecAll, peakRSSMBAll []float64
@@ -193,6 +219,7 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a := aggregate{consistent: true}
 	var p50, p90, p99, mx, dp99, collisions, etcdCreate, etcdDelete []float64
 	var heap, heapPer, allocCreate, allocDelete []float64
+	var cpuCreate, cpuCreateHarness, cpuDelete, cpuDeleteHarness []float64
 	for _, r := range results {
 		if r.Contender != contender || r.N != c.n || r.CIDRs != c.cidrs {
 			continue
@@ -201,11 +228,19 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 		a.consistent = a.consistent && r.Consistent
 		a.createsPerSecAll = append(a.createsPerSecAll, r.CreatesPerSec)
 		p50, p90, p99, mx = append(p50, r.Create.P50), append(p90, r.Create.P90), append(p99, r.Create.P99), append(mx, r.Create.Max)
-		a.deletesPerSecAll, dp99, a.peakRSSMBAll = append(a.deletesPerSecAll, r.DeletesPerSec), append(dp99, r.Delete.P99), append(a.peakRSSMBAll, r.PeakRSSMB)
+		a.peakRSSMBAll = append(a.peakRSSMBAll, r.PeakRSSMB)
 		collisions = append(collisions, float64(r.Collisions))
-		etcdCreate, etcdDelete = append(etcdCreate, sumValues(r.EtcdPerCreate)), append(etcdDelete, sumValues(r.EtcdPerDelete))
+		etcdCreate = append(etcdCreate, sumValues(r.EtcdPerCreate))
 		heap, heapPer = append(heap, r.LiveHeapMB), append(heapPer, r.HeapPerServiceKB)
-		allocCreate, allocDelete = append(allocCreate, r.AllocPerCreateKB), append(allocDelete, r.AllocPerDeleteKB)
+		allocCreate = append(allocCreate, r.AllocPerCreateKB)
+		cpuCreate, cpuCreateHarness = append(cpuCreate, r.CPUPerCreate.APIServers), append(cpuCreateHarness, r.CPUPerCreate.Harness)
+		if r.CreateOnly {
+			continue
+		}
+		a.deleteRounds++
+		a.deletesPerSecAll, dp99 = append(a.deletesPerSecAll, r.DeletesPerSec), append(dp99, r.Delete.P99)
+		etcdDelete, allocDelete = append(etcdDelete, sumValues(r.EtcdPerDelete)), append(allocDelete, r.AllocPerDeleteKB)
+		cpuDelete, cpuDeleteHarness = append(cpuDelete, r.CPUPerDelete.APIServers), append(cpuDeleteHarness, r.CPUPerDelete.Harness)
 	}
 	a.createsPerSec, a.p50, a.p90, a.p99, a.max = median(a.createsPerSecAll), median(p50), median(p90), median(p99), median(mx)
 	a.deletesPerSec, a.deleteP99, a.peakRSSMB = median(a.deletesPerSecAll), median(dp99), median(a.peakRSSMBAll)
@@ -213,6 +248,8 @@ func aggregateOf(results []result, contender string, c cell) (aggregate, bool) {
 	a.etcdPerCreate, a.etcdPerDelete = median(etcdCreate), median(etcdDelete)
 	a.liveHeapMB, a.heapPerServiceKB = median(heap), median(heapPer)
 	a.allocPerCreateKB, a.allocPerDeleteKB = median(allocCreate), median(allocDelete)
+	a.cpuPerCreate = cpuMS{APIServers: median(cpuCreate), Harness: median(cpuCreateHarness)}
+	a.cpuPerDelete = cpuMS{APIServers: median(cpuDelete), Harness: median(cpuDeleteHarness)}
 	return a, a.rounds > 0
 }
 
@@ -229,7 +266,7 @@ func ratio(a, b float64) string {
 func printSummary(w io.Writer, results []result, contenders []string) {
 	fmt.Fprintf(w, "\nsummary (median over rounds; ratios are to netfork in the same cell; FAILED = not consistent in some round; %s):\n", apiserversOf(results))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tlive heap MB\theap/svc KB\talloc/create KB\talloc/delete KB\tcollisions\tetcd/create\tetcd/delete\tconsistent\t")
+	fmt.Fprintln(tw, "n\tcidrs\tcontender\tcreates/s\tvs netfork\tp50 ms\tp90 ms\tp99 ms\tp99 vs netfork\tmax ms\tdeletes/s\tdel p99 ms\tpeak RSS MB\tlive heap MB\theap/svc KB\talloc/create KB\talloc/delete KB\tcpu/create ms (apiserver+etcd,client)\tcpu/delete ms\tcollisions\tetcd/create\tetcd/delete\tconsistent\t")
 	for _, c := range cells(results) {
 		base, hasBase := aggregateOf(results, baselineContender, c)
 		for _, name := range contenders {
@@ -245,10 +282,15 @@ func printSummary(w io.Writer, results []result, contenders []string) {
 			if !a.consistent {
 				status = "FAILED"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%.2f\t%.1f\t%.1f\t%.0f\t%.2f\t%.2f\t%s\t\n",
+			deletesPerSec, deleteP99, allocDelete, cpuDelete, etcdDelete := "-", "-", "-", "-", "-"
+			if a.deleteRounds > 0 {
+				deletesPerSec, deleteP99, allocDelete = fmt.Sprintf("%.0f", a.deletesPerSec), fmt.Sprintf("%.1f", a.deleteP99), fmt.Sprintf("%.1f", a.allocPerDeleteKB)
+				cpuDelete, etcdDelete = a.cpuPerDelete.String(), fmt.Sprintf("%.2f", a.etcdPerDelete)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.1f\t%s\t%s\t%s\t%.0f\t%.2f\t%s\t%s\t\n",
 				c.n, c.cidrs, name, a.createsPerSec, vsRate, a.p50, a.p90, a.p99, vsP99, a.max,
-				a.deletesPerSec, a.deleteP99, a.peakRSSMB, a.liveHeapMB, a.heapPerServiceKB, a.allocPerCreateKB, a.allocPerDeleteKB,
-				a.collisions, a.etcdPerCreate, a.etcdPerDelete, status)
+				deletesPerSec, deleteP99, a.peakRSSMB, a.liveHeapMB, a.heapPerServiceKB, a.allocPerCreateKB, allocDelete,
+				a.cpuPerCreate, cpuDelete, a.collisions, a.etcdPerCreate, etcdDelete, status)
 		}
 	}
 	_ = tw.Flush() // Writes to stdout; nothing to do if that fails.
@@ -277,9 +319,13 @@ func printSpread(w io.Writer, results []result, contenders []string) {
 			}
 			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t", c.n, c.cidrs, name, a.rounds)
 			for _, values := range [][]float64{a.createsPerSecAll, a.deletesPerSecAll, a.peakRSSMBAll} {
+				if len(values) == 0 { // Deletes of create-only runs.
+					fmt.Fprint(tw, "-\t-\t")
+					continue
+				}
 				s := spreadOf(values)
 				cv := "-"
-				if a.rounds > 1 {
+				if len(values) > 1 {
 					cv = fmt.Sprintf("%.1f%%", 100*s.CV)
 				}
 				fmt.Fprintf(tw, "%.0f-%.0f\t%s\t", s.Min, s.Max, cv)

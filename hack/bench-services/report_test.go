@@ -29,7 +29,7 @@ import (
 
 // wantHeader is the issue's header, then the --apiservers columns, spelled out rather
 // than derived from csvHeader.
-const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete,create_pace_per_s,delete_pace_per_s,live_heap_mb,live_heap_per_service_kb,alloc_per_create_kb,alloc_per_delete_kb"
+const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete,create_pace_per_s,delete_pace_per_s,live_heap_mb,live_heap_per_service_kb,alloc_per_create_kb,alloc_per_delete_kb,apiserver_cpu_per_create_ms,apiserver_cpu_per_delete_ms,etcd_and_client_cpu_per_create_ms,etcd_and_client_cpu_per_delete_ms"
 
 func testResults() []result {
 	return []result{
@@ -38,7 +38,8 @@ func testResults() []result {
 			PeakRSSMB: 300.5, Consistent: true, Apiservers: 3, Collisions: 12,
 			EtcdPerCreate: map[string]float64{"create services": 1, "create ipaddresses": 1, "update rangeallocations": 0.25},
 			EtcdPerDelete: map[string]float64{"get services": 1, "delete services": 1},
-			CreatePace:    150, DeletePace: 240.5, LiveHeapMB: 120.25, HeapPerServiceKB: 4.5, AllocPerCreateKB: 38, AllocPerDeleteKB: 12.75},
+			CreatePace:    150, DeletePace: 240.5, LiveHeapMB: 120.25, HeapPerServiceKB: 4.5, AllocPerCreateKB: 38, AllocPerDeleteKB: 12.75,
+			CPUPerCreate: cpuMS{APIServers: 1.25, Harness: 0.5}, CPUPerDelete: cpuMS{APIServers: 0.75, Harness: 0.4375}},
 		{Contender: "upstream", N: 1000, Workers: 100, CIDRs: 0, Round: 1, CreatesPerSec: 64,
 			Create: latencyMS{P50: 100, P90: 200, P99: 3000, Max: 4000}, DeletesPerSec: 70, Delete: latencyMS{P99: 2500},
 			PeakRSSMB: 400, Consistent: false, Problems: []string{"IPAddress 10.96.0.9 is orphaned"}},
@@ -56,7 +57,7 @@ func TestCSVHeaderStartsWithTheIssues(t *testing.T) {
 	if lines[0] != wantHeader {
 		t.Fatalf("header\n%s\nwant\n%s", lines[0], wantHeader)
 	}
-	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00,150.0,240.5,120.2,4.5,38.0,12.8"; lines[1] != want {
+	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00,150.0,240.5,120.2,4.5,38.0,12.8,1.250,0.750,0.500,0.438"; lines[1] != want {
 		t.Errorf("row\n%s\nwant\n%s", lines[1], want)
 	}
 	if !strings.Contains(lines[2], ",false,") {
@@ -134,17 +135,27 @@ func TestDrawChartsNamesTheBinaryOnFailure(t *testing.T) {
 func TestPlanRunsEachCellsOwnContenders(t *testing.T) {
 	o := newOptions()
 	o.Full, o.Rounds = true, 2
-	counts := map[string]int{}
+	counts, createOnly := map[string]int{}, map[string]bool{}
 	for _, s := range plan(o) {
-		counts[fmt.Sprintf("%s n=%d k=%d", s.contender.name, s.n, s.cidrs)]++
+		run := fmt.Sprintf("%s n=%d k=%d", s.contender.name, s.n, s.cidrs)
+		counts[run]++
+		createOnly[run] = s.createOnly
 	}
 	for run, want := range map[string]int{
-		"netfork n=100000 k=1000": 2, "floor-headless n=100000 k=0": 2, "upstream n=30000 k=0": 1,
+		"netfork n=100000 k=1000": 1, "floor-headless n=100000 k=0": 2, "upstream n=30000 k=0": 0,
 		"upstream n=100000 k=0": 0, "netfork-bitmap n=10000 k=0": 0, "netfork-dualwrite n=10000 k=0": 2,
-		"netfork-bitmap n=1000 k=0": 2, "upstream n=10000 k=0": 2,
+		"netfork-bitmap n=1000 k=0": 1, "upstream n=10000 k=0": 2, "netfork n=30000 k=0": 2,
 	} {
 		if counts[run] != want {
 			t.Errorf("--full --rounds=2 runs %s %d times, want %d", run, counts[run], want)
+		}
+	}
+	for run, want := range map[string]bool{
+		"upstream n=10000 k=0": true, "netfork-upstream-pace n=10000 k=0": true, "floor-headless n=100000 k=0": true,
+		"netfork n=100000 k=0": false, "floor-headless n=10000 k=0": false, "upstream n=1000 k=0": false,
+	} {
+		if createOnly[run] != want {
+			t.Errorf("--full runs %s create-only: %t, want %t", run, createOnly[run], want)
 		}
 	}
 }
@@ -162,5 +173,36 @@ func TestPlanInterleavesAndRotates(t *testing.T) {
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("plan = %v, want %v", got, want)
+	}
+}
+
+func TestSummaryShowsNoDeletesOfCreateOnlyRuns(t *testing.T) {
+	runs := []result{
+		{Contender: "upstream", N: 10000, Round: 1, CreatesPerSec: 66, CreateOnly: true, Consistent: true,
+			EtcdPerCreate: map[string]float64{"create services": 1}, CPUPerCreate: cpuMS{APIServers: 9.5, Harness: 1.25}},
+		{Contender: "upstream", N: 10000, Round: 2, CreatesPerSec: 70, CreateOnly: true, Consistent: true,
+			CPUPerCreate: cpuMS{APIServers: 9.5, Harness: 1.25}},
+	}
+	var b bytes.Buffer
+	printSummary(&b, runs, []string{"upstream"})
+	printSpread(&b, runs, []string{"upstream"})
+	var row, spreadRow []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[2] == "upstream" {
+			if row == nil {
+				row = f
+			} else {
+				spreadRow = f
+			}
+		}
+	}
+	// n cidrs contender creates/s vs p50 p90 p99 vs max deletes/s del-p99 RSS heap heap/svc
+	// alloc/create alloc/delete cpu/create cpu/delete collisions etcd/create etcd/delete
+	if len(row) < 22 || row[10] != "-" || row[11] != "-" || row[16] != "-" || row[18] != "-" || row[21] != "-" || row[17] != "9.50+1.25" {
+		t.Errorf("summary row %q: want - for every delete measure and 9.50+1.25 ms CPU per create", row)
+	}
+	// n cidrs contender rounds creates/s CV deletes/s CV
+	if len(spreadRow) < 8 || spreadRow[4] != "66-70" || spreadRow[6] != "-" || spreadRow[7] != "-" {
+		t.Errorf("spread row %q: want creates 66-70 and - for deletes", spreadRow)
 	}
 }

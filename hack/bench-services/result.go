@@ -30,6 +30,11 @@ type result struct {
 	Apiservers int `json:"apiservers"`
 	CIDRs      int `json:"cidrs"`
 	Round      int `json:"round"`
+	// CreateOnly says the run ended after the create phase: nothing of deleting was measured.
+	CreateOnly bool `json:"create_only,omitempty"`
+	// source numbers the results.json a --report read the run from, so that its targets
+	// pair runs of one benchmark only.
+	source int
 
 	CreatesPerSec  float64   `json:"creates_per_s"`
 	Create         latencyMS `json:"create_latency"`
@@ -63,6 +68,10 @@ type result struct {
 	// each phase (alloc_space growth), per Service: the garbage one Service makes.
 	AllocPerCreateKB float64 `json:"alloc_per_create_kb"`
 	AllocPerDeleteKB float64 `json:"alloc_per_delete_kb"`
+	// CPUPerCreate and CPUPerDelete are the CPU time used during each phase per Service,
+	// by the apiservers and by the benchmark's process (client workers and etcd).
+	CPUPerCreate cpuMS `json:"cpu_per_create_ms"`
+	CPUPerDelete cpuMS `json:"cpu_per_delete_ms"`
 	// InExtraCIDRs counts ClusterIPs outside the default range: how the allocator spread them.
 	InExtraCIDRs int `json:"clusterips_in_extra_cidrs"`
 
@@ -80,7 +89,7 @@ type result struct {
 // it is held to, and the machine's load as it starts.
 func newResult(o *options, spec runSpec) result {
 	return result{Contender: spec.contender.name, N: spec.n, Workers: o.Workers, Apiservers: o.Apiservers,
-		CIDRs: spec.cidrs, Round: spec.round, CreatePace: spec.createPace, DeletePace: spec.deletePace,
+		CIDRs: spec.cidrs, Round: spec.round, CreateOnly: spec.createOnly, CreatePace: spec.createPace, DeletePace: spec.deletePace,
 		LoadAverage: loadAverage()}
 }
 
@@ -90,6 +99,14 @@ type latencyMS struct {
 	P90 float64 `json:"p90_ms"`
 	P99 float64 `json:"p99_ms"`
 	Max float64 `json:"max_ms"`
+}
+
+// cpuMS is CPU time per Service in milliseconds, split by process.
+type cpuMS struct {
+	// APIServers is the kube-apiservers' CPU time, summed.
+	APIServers float64 `json:"apiservers_ms"`
+	// Harness is the benchmark's own: its client workers and its embedded etcd.
+	Harness float64 `json:"etcd_and_client_ms"`
 }
 
 // toMS converts a summary for the report.

@@ -35,6 +35,8 @@ type runSpec struct {
 	// createPace and deletePace hold the phases to that many requests per second; 0 is
 	// as fast as the workers go. A paced contender's are set just before it runs.
 	createPace, deletePace float64
+	// createOnly ends the run after the create phase and its checks.
+	createOnly bool
 }
 
 // name identifies the run in file names.
@@ -55,7 +57,8 @@ func plan(o *options) []runSpec {
 			var free, paced []runSpec
 			for _, name := range cell.contenders {
 				c, _ := lookupContender(name) // validate checked every name.
-				spec := runSpec{contender: c, n: cell.n, cidrs: cell.cidrs, round: round, createPace: o.Rate, deletePace: o.Rate}
+				spec := runSpec{contender: c, n: cell.n, cidrs: cell.cidrs, round: round, createPace: o.Rate, deletePace: o.Rate,
+					createOnly: slices.Contains(cell.createOnly, name)}
 				if c.pacedBy != "" {
 					paced = append(paced, spec)
 				} else {

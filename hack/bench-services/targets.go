@@ -66,14 +66,23 @@ func (t target) absolute() bool { return t.den.contender == "" }
 
 func createsPerSec(r result) float64  { return r.CreatesPerSec }
 func createP99(r result) float64      { return r.Create.P99 }
-func deletesPerSec(r result) float64  { return r.DeletesPerSec }
-func deleteP99(r result) float64      { return r.Delete.P99 }
+func deletesPerSec(r result) float64  { return deleted(r, r.DeletesPerSec) }
+func deleteP99(r result) float64      { return deleted(r, r.Delete.P99) }
 func peakRSS(r result) float64        { return r.PeakRSSMB }
 func heapPerService(r result) float64 { return r.HeapPerServiceKB }
 func etcdPerCreate(r result) float64  { return measured(r.EtcdPerCreate) }
-func etcdPerDelete(r result) float64  { return measured(r.EtcdPerDelete) }
+func etcdPerDelete(r result) float64  { return deleted(r, measured(r.EtcdPerDelete)) }
 func allocPerCreate(r result) float64 { return r.AllocPerCreateKB }
-func allocPerDelete(r result) float64 { return r.AllocPerDeleteKB }
+func allocPerDelete(r result) float64 { return deleted(r, r.AllocPerDeleteKB) }
+
+// deleted is v, a measure of the delete phase, or NaN when the run had none, so that a
+// create-only run never passes for one that deleted nothing in no time.
+func deleted(r result, v float64) float64 {
+	if r.CreateOnly {
+		return math.NaN()
+	}
+	return v
+}
 
 // measured sums a run's per-Service etcd requests, or is NaN when the run could not read
 // the counters, so that a missing reading never passes for zero requests.
@@ -140,12 +149,15 @@ func (t targetResult) met() bool {
 	return m <= t.bound
 }
 
-// evaluateTargets pairs each target's runs round by round; a target one of whose sides
-// never ran is left out, so a short run reports only what it measured.
+// evaluateTargets pairs each target's runs round by round within one benchmark (one
+// results.json of a --report); a target one of whose sides never ran is left out, so a
+// short run reports only what it measured, and so is a run whose benchmark lacks the
+// other side.
 func evaluateTargets(results []result) []targetResult {
-	find := func(ref runRef, round int) (result, bool) {
+	const anySource, anyRound = -1, 0
+	find := func(ref runRef, source, round int) (result, bool) {
 		for _, r := range results {
-			if ref.matches(r) && (round == 0 || r.Round == round) {
+			if ref.matches(r) && (source == anySource || r.source == source) && (round == anyRound || r.Round == round) {
 				return r, true
 			}
 		}
@@ -153,7 +165,7 @@ func evaluateTargets(results []result) []targetResult {
 	}
 	var out []targetResult
 	for _, t := range targets {
-		if _, ok := find(t.den, 0); !ok && !t.absolute() {
+		if _, ok := find(t.den, anySource, anyRound); !ok && !t.absolute() {
 			continue
 		}
 		tr := targetResult{target: t}
@@ -171,7 +183,10 @@ func evaluateTargets(results []result) []targetResult {
 				tr.ratios = append(tr.ratios, t.measure(r))
 				continue
 			}
-			d, ok := find(t.den, r.Round)
+			if _, ok := find(t.den, r.source, anyRound); !ok {
+				continue
+			}
+			d, ok := find(t.den, r.source, r.Round)
 			if !ok || !r.Consistent || !d.Consistent || t.measure(d) == 0 || math.IsNaN(t.measure(r)) || math.IsNaN(t.measure(d)) {
 				tr.skipped++
 				continue

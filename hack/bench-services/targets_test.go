@@ -186,3 +186,40 @@ func TestReportReadsResultsTogether(t *testing.T) {
 		t.Errorf("report of a missing file = %v, want an error naming it", err)
 	}
 }
+
+func TestCreateOnlyRunsMeasureNoDeleteTarget(t *testing.T) {
+	runs := deleteRuns()[:4] // Rounds 1 and 2, all consistent.
+	runs[2].CreateOnly = true
+	runs[2].EtcdPerDelete = map[string]float64{} // Nothing deleted, no request.
+	for i := range runs {
+		runs[i].Create.P99 = 50
+	}
+	trs := evaluateTargets(runs)
+	dps := findTarget(t, trs, "deletes/s vs floor", ref("netfork", 10000, 0))
+	if len(dps.ratios) != 1 || dps.ratios[0] != 0.5 || dps.skipped != 1 {
+		t.Errorf("deletes/s target = %+v, want round 1's 0.5 and round 2's create-only run skipped", dps)
+	}
+	perDelete := findTarget(t, trs, "etcd requests per delete", ref("netfork", 10000, 0))
+	for _, v := range perDelete.ratios {
+		if v == 0 {
+			t.Errorf("etcd requests per delete read 0 from the create-only run: %+v", perDelete)
+		}
+	}
+	if p99 := findTarget(t, trs, "create p99 vs floor", ref("netfork", 10000, 0)); len(p99.ratios) != 2 {
+		t.Errorf("create p99 target = %+v, want both rounds: a create-only run measures its creates", p99)
+	}
+}
+
+func TestReportPairsRunsOfOneBenchmarkOnly(t *testing.T) {
+	heap := func(contender string, kb float64, source int) result {
+		return result{Contender: contender, N: 30000, Round: 1, HeapPerServiceKB: kb, Consistent: true, source: source}
+	}
+	// A --full run (source 0) without upstream at 30k, and a run of its own (source 1)
+	// with netfork and upstream: only the latter's pair counts, and the former's netfork
+	// is not a round without a pair.
+	trs := evaluateTargets([]result{heap("netfork", 20, 0), heap("netfork", 9, 1), heap("upstream", 10, 1)})
+	live := findTarget(t, trs, "live heap per Service vs upstream", ref("netfork", 30000, 0))
+	if len(live.ratios) != 1 || live.ratios[0] != 0.9 || live.skipped != 0 {
+		t.Errorf("live heap target = %+v, want 0.9 from the second benchmark alone, nothing skipped", live)
+	}
+}
