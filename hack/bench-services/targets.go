@@ -151,8 +151,8 @@ func (t targetResult) met() bool {
 
 // evaluateTargets pairs each target's runs round by round within one benchmark (one
 // results.json of a --report); a target one of whose sides never ran is left out, so a
-// short run reports only what it measured, and so is a run whose benchmark lacks the
-// other side.
+// short run reports only what it measured, and so is a run whose benchmark did not run
+// the other side in its round. A pair with a failed run counts as skipped.
 func evaluateTargets(results []result) []targetResult {
 	const anySource, anyRound = -1, 0
 	find := func(ref runRef, source, round int) (result, bool) {
@@ -183,11 +183,11 @@ func evaluateTargets(results []result) []targetResult {
 				tr.ratios = append(tr.ratios, t.measure(r))
 				continue
 			}
-			if _, ok := find(t.den, r.source, anyRound); !ok {
-				continue
-			}
 			d, ok := find(t.den, r.source, r.Round)
-			if !ok || !r.Consistent || !d.Consistent || t.measure(d) == 0 || math.IsNaN(t.measure(r)) || math.IsNaN(t.measure(d)) {
+			if !ok {
+				continue // Not run in this round of this benchmark (e.g. a first-round cell of --full).
+			}
+			if !r.Consistent || !d.Consistent || t.measure(d) == 0 || math.IsNaN(t.measure(r)) || math.IsNaN(t.measure(d)) {
 				tr.skipped++
 				continue
 			}

@@ -223,3 +223,19 @@ func TestReportPairsRunsOfOneBenchmarkOnly(t *testing.T) {
 		t.Errorf("live heap target = %+v, want 0.9 from the second benchmark alone, nothing skipped", live)
 	}
 }
+
+func TestTargetsLeaveOutRoundsWithoutTheOtherRun(t *testing.T) {
+	rate := func(cidrs, round int, cps float64, consistent bool) result {
+		return result{Contender: "netfork", N: 100000, CIDRs: cidrs, Round: round, CreatesPerSec: cps, Consistent: consistent}
+	}
+	// --full runs k=1000 in round 1 only: rounds 2 and 3 of k=0 have no partner and are
+	// not failures; a failed partner is.
+	trs := evaluateTargets([]result{rate(0, 1, 1000, true), rate(1000, 1, 800, true), rate(0, 2, 1000, true), rate(0, 3, 1000, true)})
+	if k := findTarget(t, trs, "creates/s vs k=1000", ref("netfork", 100000, 0)); len(k.ratios) != 1 || k.ratios[0] != 1.25 || k.skipped != 0 {
+		t.Errorf("creates/s vs k=1000 = %+v, want round 1's 1.25 and nothing skipped", k)
+	}
+	trs = evaluateTargets([]result{rate(0, 1, 1000, true), rate(1000, 1, 800, false)})
+	if k := findTarget(t, trs, "creates/s vs k=1000", ref("netfork", 100000, 0)); len(k.ratios) != 0 || k.skipped != 1 {
+		t.Errorf("creates/s vs k=1000 with a failed partner = %+v, want it skipped", k)
+	}
+}
