@@ -19,8 +19,6 @@ package main
 const (
 	// baselineContender is the contender every ratio in the summary is to.
 	baselineContender = "netfork"
-	// profiledContender is the contender --profile takes CPU profiles of.
-	profiledContender = "netfork"
 )
 
 // contender is one kube-apiserver configuration under test.

@@ -299,12 +299,12 @@ func outsideDefaultRange(s snapshot) int {
 }
 
 // readHeapAt reads the apiservers' heaps at a point of the run and, for --profile, keeps
-// the profiled contender's (first apiserver's) profile as heap-<point>-<run>.pprof, so that
+// the run's (first apiserver's) profile as heap-<point>-<run>.pprof, so that
 // two points can be compared (go tool pprof -sample_index=alloc_space -diff_base A B);
 // like the CPU profile, a profile that cannot be kept is only a warning.
 func readHeapAt(ctx context.Context, o *options, cl *cluster, spec runSpec, point string, dirs layout, log io.Writer) (heapStats, error) {
 	h, raw, err := readHeap(ctx, cl)
-	if err != nil || !o.Profile || spec.contender.name != profiledContender {
+	if err != nil || !o.Profile {
 		return h, err
 	}
 	path := filepath.Join(dirs.profiles, "heap-"+point+"-"+spec.name()+".pprof")
@@ -316,12 +316,12 @@ func readHeapAt(ctx context.Context, o *options, cl *cluster, spec runSpec, poin
 	return h, nil
 }
 
-// startProfile takes a CPU profile of the profiled contender's apiserver from now on, in
+// startProfile takes a CPU profile of the run's (first) apiserver from now on, in
 // the background, when phase is --profile-phase, and returns a function that waits for
 // it; a failed profile is a warning, not a failed run, since it says nothing about the
 // contender.
 func startProfile(ctx context.Context, o *options, cl *cluster, spec runSpec, phase string, dirs layout, log io.Writer) func() {
-	if !o.Profile || spec.contender.name != profiledContender || phase != o.ProfilePhase {
+	if !o.Profile || phase != o.ProfilePhase {
 		return func() {}
 	}
 	path := filepath.Join(dirs.profiles, "cpu-"+phase+"-"+spec.name()+".pprof")

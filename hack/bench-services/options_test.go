@@ -141,7 +141,6 @@ func TestOptionsErrorsNameTheFlag(t *testing.T) {
 		"as many --workers":         {"--apiservers=3", "--workers=2"},
 		"--contenders":              {"--contenders=netfork,nope"},
 		"listed twice":              {"--contenders=netfork,netfork"},
-		"--profile":                 {"--profile", "--contenders=upstream"},
 		"--profile-duration":        {"--profile", "--profile-duration=2m"},
 		"--profile-phase":           {"--profile", "--profile-phase=list"},
 		"unexpected argument":       {"extra"},
