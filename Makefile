@@ -81,7 +81,7 @@ bench: build ## Benchmark Service create/delete, netfork vs upstream (short; ARG
 	hack/bench.sh $(ARGS)
 
 .PHONY: lint
-lint: ## Run golangci-lint (pinned in hack/tools) and go vet.
+lint: ## Run golangci-lint (pinned in hack/tools), go vet's analyzers included.
 	hack/lint.sh
 
 .PHONY: verify
