@@ -157,7 +157,10 @@ func describe(r result) string {
 		spread = fmt.Sprintf(", %d ClusterIPs in extra CIDRs", r.InExtraCIDRs)
 	}
 	pace := ""
-	if r.CreatePace > 0 || r.DeletePace > 0 {
+	switch {
+	case r.CreateOnly && r.CreatePace > 0:
+		pace = fmt.Sprintf(" paced at %.0f/s", r.CreatePace)
+	case r.CreatePace > 0 || r.DeletePace > 0:
 		pace = fmt.Sprintf(" paced at %.0f/s and %.0f/s", r.CreatePace, r.DeletePace)
 	}
 	deletes := fmt.Sprintf("deletes %.0f/s (p50 %.1f p99 %.1f ms)", r.DeletesPerSec, r.Delete.P50, r.Delete.P99)

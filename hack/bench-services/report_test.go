@@ -206,3 +206,22 @@ func TestSummaryShowsNoDeletesOfCreateOnlyRuns(t *testing.T) {
 		t.Errorf("spread row %q: want creates 66-70 and - for deletes", spreadRow)
 	}
 }
+
+func TestDescribeACreateOnlyRunSaysNothingOfDeleting(t *testing.T) {
+	r := result{Contender: "netfork-upstream-pace", N: 10000, Round: 1, CreateOnly: true, CreatePace: 82, CreatesPerSec: 82,
+		AllocPerCreateKB: 205, CPUPerCreate: cpuMS{APIServers: 5, Harness: 2.5}, Consistent: true,
+		EtcdPerCreate: map[string]float64{"create services": 1}}
+	got := describe(r)
+	for _, want := range []string{"paced at 82/s:", "no delete phase", "allocated 205.0 KB per create,", "CPU per create 5.00 ms apiserver + 2.50 ms etcd and client,", "etcd requests per create 1.00,"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("describe = %q, lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "per delete") || strings.Contains(got, "deletes ") || strings.Contains(got, "/s and") {
+		t.Errorf("describe = %q speaks of deletes", got)
+	}
+	r.CreateOnly = false
+	if got := describe(r); !strings.Contains(got, "per delete") {
+		t.Errorf("describe of a run that deleted = %q, lacks its deletes", got)
+	}
+}
