@@ -45,7 +45,8 @@ const (
 
 // measure performs one run on a fresh cluster: set up, create and time N Services, count
 // the allocators' lost races and etcd requests, read the live heap, check consistency,
-// delete and time them (unless the run is create-only), check again, read the apiservers' peak RSS and stop everything.
+// delete and time them (unless the run is create-only), check again, read the apiservers'
+// peak RSS and stop everything. Each phase's CPU time is read around it.
 // Heap readings (each after a forced GC) bracket both phases, outside their timing. Whatever goes wrong is recorded in the
 // result, which is then not consistent.
 func measure(ctx context.Context, o *options, spec runSpec, p *pki.PKI, dirs layout, log io.Writer) (r result) {
