@@ -37,6 +37,7 @@ var csvHeader = []string{
 	"apiservers", "collisions", "etcd_requests_per_create", "etcd_requests_per_delete",
 	"create_pace_per_s", "delete_pace_per_s", "live_heap_mb", "live_heap_per_service_kb", "alloc_per_create_kb", "alloc_per_delete_kb",
 	"apiserver_cpu_per_create_ms", "apiserver_cpu_per_delete_ms", "etcd_and_client_cpu_per_create_ms", "etcd_and_client_cpu_per_delete_ms",
+	"create_only",
 }
 
 // csvRecord is one result as a results.csv row, in csvHeader's order.
@@ -51,6 +52,7 @@ func csvRecord(r result) []string {
 		strconv.FormatFloat(sumValues(r.EtcdPerCreate), 'f', 2, 64), strconv.FormatFloat(sumValues(r.EtcdPerDelete), 'f', 2, 64),
 		f(r.CreatePace), f(r.DeletePace), f(r.LiveHeapMB), f(r.HeapPerServiceKB), f(r.AllocPerCreateKB), f(r.AllocPerDeleteKB),
 		f3(r.CPUPerCreate.APIServers), f3(r.CPUPerDelete.APIServers), f3(r.CPUPerCreate.Harness), f3(r.CPUPerDelete.Harness),
+		strconv.FormatBool(r.CreateOnly),
 	}
 }
 

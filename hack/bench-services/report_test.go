@@ -29,7 +29,7 @@ import (
 
 // wantHeader is the issue's header, then the --apiservers columns, spelled out rather
 // than derived from csvHeader.
-const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete,create_pace_per_s,delete_pace_per_s,live_heap_mb,live_heap_per_service_kb,alloc_per_create_kb,alloc_per_delete_kb,apiserver_cpu_per_create_ms,apiserver_cpu_per_delete_ms,etcd_and_client_cpu_per_create_ms,etcd_and_client_cpu_per_delete_ms"
+const wantHeader = "contender,n,workers,cidrs,round,creates_per_s,create_p50_ms,create_p90_ms,create_p99_ms,create_max_ms,deletes_per_s,delete_p99_ms,peak_rss_mb,consistent,apiservers,collisions,etcd_requests_per_create,etcd_requests_per_delete,create_pace_per_s,delete_pace_per_s,live_heap_mb,live_heap_per_service_kb,alloc_per_create_kb,alloc_per_delete_kb,apiserver_cpu_per_create_ms,apiserver_cpu_per_delete_ms,etcd_and_client_cpu_per_create_ms,etcd_and_client_cpu_per_delete_ms,create_only"
 
 func testResults() []result {
 	return []result{
@@ -57,7 +57,7 @@ func TestCSVHeaderStartsWithTheIssues(t *testing.T) {
 	if lines[0] != wantHeader {
 		t.Fatalf("header\n%s\nwant\n%s", lines[0], wantHeader)
 	}
-	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00,150.0,240.5,120.2,4.5,38.0,12.8,1.250,0.750,0.500,0.438"; lines[1] != want {
+	if want := "netfork,1000,100,0,1,812.3,10.0,20.0,30.2,40.0,900.0,25.0,300.5,true,3,12,2.25,2.00,150.0,240.5,120.2,4.5,38.0,12.8,1.250,0.750,0.500,0.438,false"; lines[1] != want {
 		t.Errorf("row\n%s\nwant\n%s", lines[1], want)
 	}
 	if !strings.Contains(lines[2], ",false,") {
