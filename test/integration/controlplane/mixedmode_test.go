@@ -78,7 +78,12 @@ func TestDualWriteBesideIPAddressesIsNotReported(t *testing.T) {
 	for i := range 20 {
 		createService(ctx, t, dualWrite.Client, clusterIPService(fmt.Sprintf("from-dual-write-%d", i)))
 	}
-	sentinel := storeService(ctx, t, etcdClient(t), prefix, "sentinel", "10.105.15.200")
+	// The sentinel's address is in the range's static band (its lower 256 addresses for a
+	// /20, KEP-3070), which dynamic allocation takes from only once the upper band is full:
+	// 20 Services never reach it, so no Service above can hold it too (10.105.15.200, in
+	// the upper band, once went to from-dual-write-18 and the loop rightly reported
+	// ClusterIPAlreadyAllocated instead).
+	sentinel := storeService(ctx, t, etcdClient(t), prefix, "sentinel", "10.105.0.200")
 	waitRepairEvent(ctx, t, ipAddresses.Client, "Service", sentinel.Name, "ClusterIPNotAllocated")
 	if n := countEvents(ctx, t, ipAddresses.Client, bitmapOnlyReason); n != 0 {
 		t.Errorf("%d %s events with no bitmap-only apiserver", n, bitmapOnlyReason)
