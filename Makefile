@@ -29,8 +29,9 @@ SHELL := /usr/bin/env bash
 #   TOPOLOGY    kind-up, test-e2e-kind, test-conformance: single, dual or ha
 #   APISERVER   test-conformance: netfork (default) or upstream (the pinned release's)
 #   FOCUS       test-conformance: the specs, a ginkgo regexp (default '\[Conformance\]')
+#   SKIP        test-conformance: leave out the focused specs this ginkgo regexp matches
 #   SHARD       test-conformance: I/N, only the I-th of N stable slices of the focused specs
-export WHAT VERBOSE GOTESTFLAGS APISERVER FOCUS SHARD
+export WHAT VERBOSE GOTESTFLAGS APISERVER FOCUS SKIP SHARD
 
 .PHONY: help
 help: ## Show the targets and what they do.
@@ -109,9 +110,9 @@ test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] 
 	hack/kind/e2e-upstream.sh $(ARGS)
 
 .PHONY: test-conformance
-test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SHARD=I/N].
+test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SKIP=...] [SHARD=I/N].
 	hack/kind/conformance.sh --apiserver "$${APISERVER:-netfork}" --topology "$(or $(TOPOLOGY),single)" \
-	  $${FOCUS:+--focus "$$FOCUS"} $${SHARD:+--shard "$$SHARD"} $(ARGS)
+	  $${FOCUS:+--focus "$$FOCUS"} $${SKIP:+--skip "$$SKIP"} $${SHARD:+--shard "$$SHARD"} $(ARGS)
 
 .PHONY: release-tarball
 release-tarball: ## Write _output/release/kubernetes-server-linux-amd64.tar.gz for kind build node-image --type file.

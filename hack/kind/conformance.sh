@@ -27,6 +27,7 @@
 #                   dual-stack; ha: 3 control planes + 2 workers, dual-stack. netfork runs
 #                   dual and ha with DualStackAPIServer=true
 #   --focus RE      the specs (default '\[Conformance\]')
+#   --skip RE       leave out the focused specs this matches (default: none)
 #   --shard I/N     only the I-th of N stable slices of the focused specs
 #                   (conformance-compare shard over a dry run's report)
 #   --procs N       ginkgo processes of the parallel part (default 4)
@@ -48,19 +49,21 @@ source "${NETFORK_ROOT}/hack/kind/lib/e2e.sh"
 apiserver=netfork
 topology=single
 focus='\[Conformance\]'
+skip=""
 shard=""
 procs=4
 image=""
 keep=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --apiserver | --topology | --focus | --shard | --procs | --image)
+    --apiserver | --topology | --focus | --skip | --shard | --procs | --image)
       [[ $# -ge 2 ]] || netfork::kind::die "$1 needs a value"
       set -- "$1=$2" "${@:3}"
       continue ;;
     --apiserver=*) apiserver="${1#*=}" ;;
     --topology=*) topology="${1#*=}" ;;
     --focus=*) focus="${1#*=}" ;;
+    --skip=*) skip="${1#*=}" ;;
     --shard=*) shard="${1#*=}" ;;
     --procs=*) procs="${1#*=}" ;;
     --image=*) image="${1#*=}" ;;
@@ -115,8 +118,12 @@ netfork::run go build -o "${NETFORK_OUTPUT}/bin/conformance-compare" ./hack/kind
 compare="${NETFORK_OUTPUT}/bin/conformance-compare"
 t_e2e=$((SECONDS - start - t_image))
 
-# The specs: a dry run lists what the focus selects; a shard narrows it to its own slice.
+# The specs: a dry run lists what the focus selects and the skip leaves; a shard narrows them
+# to its own slice.
+skip_args=()
+[[ -n "${skip}" ]] && skip_args=(--skip="${skip}")
 netfork::run "${NETFORK_KIND_E2E_BIN}/e2e.test" --ginkgo.dry-run --ginkgo.no-color --ginkgo.focus="${focus}" \
+  "${skip_args[@]/#--/--ginkgo.}" \
   --ginkgo.json-report="${out}/specs.json" >"${out}/dry-run.log" 2>&1 ||
   netfork::kind::die "the dry run of e2e.test failed (see ${out#"${NETFORK_ROOT}/"}/dry-run.log)"
 if [[ -n "${shard}" ]]; then
@@ -168,6 +175,7 @@ run_part() {
   local part="$1"
   shift
   netfork::kind::ginkgo "${out}/e2e-${part}.log" "$@" --timeout=24h --no-color --focus="${focus}" \
+    "${skip_args[@]}" \
     --junit-report="junit-${part}.xml" --output-dir="${out}" "${NETFORK_KIND_E2E_BIN}/e2e.test" -- \
     --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton
 }
