@@ -53,18 +53,21 @@ netfork::kind::e2e_tags() {
 NETFORK_KIND_E2E_ARCHIVES=()
 
 # netfork::kind::e2e_images writes the archives of the images most specs run: agnhost (both tags)
-# on Debian with what upstream's Alpine base adds, and the stand-ins for nginx (agnhost netexec
-# on port 80) and busybox (Debian with busybox's applets). In agnhost and busybox /bin/sh is
-# bash: Debian's dash and its busybox ash both drop environment variables whose names are not
-# shell identifiers (data-1), which the shell of upstream's images passes on to what it runs, and
-# the envFrom specs run "sh -c env" to read them.
+# on Debian with what upstream's Alpine base adds and porter's /localhost.crt and .key (the
+# StatefulSet specs' readiness probe fetches the .crt from test-webserver), and the stand-ins
+# for nginx (agnhost netexec on port 80) and busybox (Debian with busybox's applets). In
+# agnhost and busybox /bin/sh is bash: Debian's dash and its busybox ash both drop environment
+# variables whose names are not shell identifiers (data-1), which the shell of upstream's
+# images passes on to what it runs, and the envFrom specs run "sh -c env" to read them.
 netfork::kind::e2e_images() {
-  local b="${NETFORK_KIND_E2E_BIN}" name
+  local b="${NETFORK_KIND_E2E_BIN}" name porter
+  porter="$(netfork::kind::module_dir k8s.io/kubernetes "${K8S_VERSION}")/test/images/agnhost/porter"
   # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
   NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do command -v "$a" >/dev/null || ln -s /bin/busybox "/usr/local/bin/$a"; done && ln -sf bash /bin/sh' \
     NETFORK_KIND_IMAGE_CMD='["pause"]' \
     netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' \
-    "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost"
+    "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost" \
+    "${porter}/localhost.crt:/localhost.crt" "${porter}/localhost.key:/localhost.key"
   NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
     netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/nginx)" "${b}/agnhost:/agnhost"
