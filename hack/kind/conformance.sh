@@ -105,6 +105,9 @@ if [[ -n "${image}" ]] && ! docker image inspect "${image}" >/dev/null 2>&1; the
 fi
 
 start=${SECONDS}
+# the commit the run is of, named now: the checkout may move while the suite runs
+commit="$(git -C "${NETFORK_ROOT}" describe --always --dirty --abbrev=7)"
+started="$(date -u +%Y-%m-%dT%H:%MZ)"
 rm -rf "${out}"
 mkdir -p "${out}"
 if [[ -z "${image}" ]]; then
@@ -186,7 +189,7 @@ run_part serial --procs=1 --label-filter='Serial' || status=$?
 t_serial=$((SECONDS - start - t_image - t_e2e - t_cluster - t_parallel))
 
 {
-  echo "conformance run ${label}${shard:+ shard ${shard}}: $(date -u +%Y-%m-%dT%H:%MZ), netfork $(git describe --always --dirty --abbrev=7), upstream ${K8S_VERSION}, apiserver ${want_version}"
+  echo "conformance run ${label}${shard:+ shard ${shard}}: started ${started}, netfork ${commit}, upstream ${K8S_VERSION}, apiserver ${want_version}"
   echo "specs the focus selects: $(jq '[.[].SpecReports[]? | select(.LeafNodeType == "It" and .State == "passed")] | length' "${out}/specs.json")${shard:+ (this shard runs its slice of them)}"
   echo "seconds: image ${t_image}, e2e binaries and test images ${t_e2e}, cluster ${t_cluster}, parallel (${procs} procs) ${t_parallel}, serial ${t_serial}, total $((SECONDS - start))"
   echo
