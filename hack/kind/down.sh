@@ -39,7 +39,12 @@ dir="${NETFORK_KIND_CLUSTERS}/${name}"
 network="$(netfork::kind::network_name "${name}")"
 kind="${NETFORK_KIND_BIN}/node/kind"
 found=false
-[[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")" ]] && found=true
+# A node with a frozen pod container cannot be removed, by kind or by docker: thaw first.
+mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")
+if [[ ${#nodes[@]} -gt 0 ]]; then
+  found=true
+  netfork::kind::thaw "${nodes[@]}"
+fi
 # kind deletes the nodes and removes kind-NAME's cluster, user and context from the user's
 # kubeconfig (each file of $KUBECONFIG, else ~/.kube/config) where up.sh merged them, also
 # when no node is left.
@@ -49,7 +54,10 @@ if [[ -x "${kind}" ]] && ! out="$("${kind}" delete cluster --name "${name}" 2>&1
 fi
 # Whatever kind did not remove (or no kind binary): by label, volumes too.
 mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")
-[[ ${#nodes[@]} -eq 0 ]] || docker rm -f -v "${nodes[@]}" >/dev/null
+if [[ ${#nodes[@]} -gt 0 ]]; then
+  netfork::kind::thaw "${nodes[@]}"
+  docker rm -f -v "${nodes[@]}" >/dev/null
+fi
 bridge=""
 if docker network inspect "${network}" >/dev/null 2>&1; then
   found=true

@@ -221,20 +221,44 @@ netfork::kind::delete_on_exit() {
   trap 'exit 130' INT TERM
 }
 
-# netfork::kind::on_exit is delete_on_exit's EXIT trap; it keeps the script's exit status.
+# netfork::kind::on_exit is delete_on_exit's EXIT trap; it keeps the script's exit status, or
+# fails a run that passed when the cluster could not be deleted.
 netfork::kind::on_exit() {
-  local status=$? name="${NETFORK_KIND_EXIT_CLUSTER}"
+  local status=$? name="${NETFORK_KIND_EXIT_CLUSTER}" out
   trap - EXIT INT TERM
   if ((status != 0)); then
     netfork::kind::export_logs "${name}" "${NETFORK_KIND_EXIT_LOGS}" || true
   fi
   if [[ "${NETFORK_KIND_EXIT_KEEP}" == true ]]; then
     netfork::log "kept cluster ${name} (make kind-down NAME=${name} deletes it)"
-  else
-    "${NETFORK_ROOT}/hack/kind/down.sh" --name "${name}" >/dev/null 2>&1 || true
+  elif out="$("${NETFORK_ROOT}/hack/kind/down.sh" --name "${name}" 2>&1)"; then
     netfork::log "deleted cluster ${name}"
+  else
+    netfork::log "could not delete cluster ${name}: $(tail -n 1 <<<"${out}") (make kind-down NAME=${name} retries)"
+    ((status != 0)) || status=1
   fi
   exit "${status}"
+}
+
+# netfork::kind::thaw thaws every frozen cgroup v1 freezer cgroup under the given containers'
+# own. runc with the systemd cgroup driver freezes a container's cgroup while it sets the
+# container up; a pod container caught there when its node is killed stays FROZEN, its
+# processes can never exit, and docker rm -f fails ("tried to kill container, but did not
+# receive an exit event"). Nothing to do on cgroup v2 or where the freezer is not writable.
+netfork::kind::thaw() {
+  local root=/sys/fs/cgroup/freezer id pid cg f
+  [[ -w "${root}" ]] || return 0
+  for id in "$@"; do
+    pid="$(docker inspect -f '{{.State.Pid}}' "${id}" 2>/dev/null || true)"
+    [[ -n "${pid}" && "${pid}" != 0 ]] || continue
+    cg="$(sed -n 's/^[0-9]*:freezer://p' "/proc/${pid}/cgroup" 2>/dev/null || true)"
+    [[ -n "${cg}" && -d "${root}${cg}" ]] || continue
+    while IFS= read -r f; do
+      if [[ "$(cat "${f}" 2>/dev/null)" != THAWED ]]; then
+        echo THAWED >"${f}" 2>/dev/null || true
+      fi
+    done < <(find "${root}${cg}" -name freezer.state 2>/dev/null)
+  done
 }
 
 # netfork::kind::wait_ready waits until every node is Ready and CoreDNS is available; its
