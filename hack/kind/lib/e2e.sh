@@ -56,15 +56,16 @@ NETFORK_KIND_E2E_ARCHIVES=()
 # on Debian with what upstream's Alpine base adds and porter's /localhost.crt and .key (the
 # StatefulSet specs' readiness probe fetches the .crt from test-webserver), and the stand-ins
 # for nginx (agnhost netexec on port 80) and busybox (Debian with busybox's applets in /bin,
-# where upstream's busybox image has them: the sysctl spec runs /bin/sysctl). In
-# agnhost and busybox /bin/sh is bash: Debian's dash and its busybox ash both drop environment
-# variables whose names are not shell identifiers (data-1), which the shell of upstream's
-# images passes on to what it runs, and the envFrom specs run "sh -c env" to read them.
+# where upstream's busybox image has them: the sysctl spec runs /bin/sysctl). In agnhost and
+# busybox, as in upstream's, /bin/sh is busybox's ash (the read-only root spec expects its
+# "/bin/sh: can't create /file: ..."), but "sh" on PATH is bash: Debian's busybox ash, like
+# dash, drops environment variables whose names are not shell identifiers (data-1), which
+# upstream's ash passes on, and the envFrom specs run "sh -c env" to read them.
 netfork::kind::e2e_images() {
   local b="${NETFORK_KIND_E2E_BIN}" name porter
   porter="$(netfork::kind::module_dir k8s.io/kubernetes "${K8S_VERSION}")/test/images/agnhost/porter"
   # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-  NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf bash /bin/sh' \
+  NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf busybox /bin/sh && ln -s /bin/bash /usr/local/bin/sh' \
     NETFORK_KIND_IMAGE_CMD='["pause"]' \
     netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost" \
@@ -73,7 +74,7 @@ netfork::kind::e2e_images() {
     netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/nginx)" "${b}/agnhost:/agnhost"
   # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-  NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf bash /bin/sh' \
+  NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf busybox /bin/sh && ln -s /bin/bash /usr/local/bin/sh' \
     NETFORK_KIND_IMAGE_CMD='["sh"]' \
     netfork::kind::component_image e2e-busybox debian-e2e '' "$(netfork::kind::e2e_tags e2e-test-images/busybox)"
   NETFORK_KIND_E2E_ARCHIVES=()
