@@ -62,10 +62,12 @@ NETFORK_KIND_E2E_ARCHIVES=()
 # dash, drops environment variables whose names are not shell identifiers (data-1), which
 # upstream's ash passes on, and the envFrom specs run "sh -c env" to read them.
 netfork::kind::e2e_images() {
-  local b="${NETFORK_KIND_E2E_BIN}" name porter
+  local b="${NETFORK_KIND_E2E_BIN}" name porter shells
   porter="$(netfork::kind::module_dir k8s.io/kubernetes "${K8S_VERSION}")/test/images/agnhost/porter"
+  # busybox's applets in /bin, /bin/sh busybox's ash, bash first on PATH as sh (see above)
   # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-  NETFORK_KIND_IMAGE_RUN='useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf busybox /bin/sh && ln -s /bin/bash /usr/local/bin/sh' \
+  shells='for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf busybox /bin/sh && ln -s /bin/bash /usr/local/bin/sh'
+  NETFORK_KIND_IMAGE_RUN="useradd -u 1000 user-defined-in-image && groupadd -g 50000 group-defined-in-image && usermod -aG group-defined-in-image user-defined-in-image && mkdir -p /uploads && ln -s /agnhost /agnhost-2 && ${shells}" \
     NETFORK_KIND_IMAGE_CMD='["pause"]' \
     netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost" \
@@ -73,8 +75,7 @@ netfork::kind::e2e_images() {
   NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
     netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/nginx)" "${b}/agnhost:/agnhost"
-  # shellcheck disable=SC2016 # a RUN line for the image's shell, which expands it at build time
-  NETFORK_KIND_IMAGE_RUN='for a in $(busybox --list); do [ -e "/bin/$a" ] || ln -s busybox "/bin/$a"; done && ln -sf busybox /bin/sh && ln -s /bin/bash /usr/local/bin/sh' \
+  NETFORK_KIND_IMAGE_RUN="${shells}" \
     NETFORK_KIND_IMAGE_CMD='["sh"]' \
     netfork::kind::component_image e2e-busybox debian-e2e '' "$(netfork::kind::e2e_tags e2e-test-images/busybox)"
   NETFORK_KIND_E2E_ARCHIVES=()
