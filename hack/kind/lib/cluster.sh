@@ -65,9 +65,16 @@ YAML
     ((i < cps)) && role=control-plane
     echo "- role: ${role}${mount}"
   done
+  # containerd reads per-registry hosts.toml files from certs.d (none by default; conformance
+  # runs add a registry.k8s.io mirror, netfork::kind::start_registry)
+  cat <<'YAML'
+containerdConfigPatches:
+- |-
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "/etc/containerd/certs.d"
+YAML
   if [[ "${NETFORK_KIND_RESTRICT_OOM}" == true ]]; then
     cat <<'YAML'
-containerdConfigPatches:
 - |-
   [plugins."io.containerd.grpc.v1.cri"]
     restrict_oom_score_adj = true

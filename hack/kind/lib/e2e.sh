@@ -24,7 +24,7 @@ NETFORK_KIND_E2E_BIN="${NETFORK_KIND_BIN}/e2e"
 # netfork::kind::build_e2e builds upstream's e2e.test (go test -c k8s.io/kubernetes/test/e2e),
 # the ginkgo CLI, agnhost, nonewprivs' nnp and the sample-apiserver of the staging version the
 # e2e test links, in a copy of hack/kind/node's module (same pins), since go mod tidy keeps the
-# e2e test's own dependencies out of that module's go.sum.
+# e2e test's own dependencies out of that module's go.sum; and netfork's hack/kind/registry.
 netfork::kind::build_e2e() {
   local mod="${NETFORK_KIND_OUTPUT}/e2e-module" b="${NETFORK_KIND_E2E_BIN}" ldflags
   mkdir -p "${mod}" "${b}"
@@ -35,6 +35,7 @@ netfork::kind::build_e2e() {
   (cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::warm_if "${b}/sample-apiserver" \
     netfork::kind::heavy go build -trimpath -o "${b}/" -ldflags "${ldflags}" github.com/onsi/ginkgo/v2/ginkgo \
     k8s.io/kubernetes/test/images/agnhost k8s.io/kubernetes/test/images/nonewprivs k8s.io/sample-apiserver)
+  netfork::run env CGO_ENABLED=0 go build -o "${b}/registry" "${NETFORK_ROOT}/hack/kind/registry"
   "${b}/e2e.test" --list-images >"${b}/images.txt" 2>/dev/null ||
     netfork::kind::die "${b}/e2e.test --list-images failed"
 }
@@ -141,6 +142,46 @@ netfork::kind::load_images() {
       netfork::kind::load_archive "${node}" "${archive}"
     done
   done
+}
+
+# netfork::kind::start_registry serves the image archives $2... to the nodes of cluster $1 as
+# registry.k8s.io: hack/kind/registry in a container on the cluster's docker network (labelled
+# netfork.kind.cluster=$1, so down.sh removes it with the cluster), and in every node a
+# registry.k8s.io hosts.toml that makes it containerd's mirror (containerd reads
+# /etc/containerd/certs.d, netfork::kind::config). A spec's imagePullPolicy Always then pulls
+# the image the node already holds from inside the cluster's network; a name it does not serve
+# falls through to registry.k8s.io itself, which the nodes resolve to loopback.
+netfork::kind::start_registry() {
+  local name="$1" c="$1-registry" archive ip node i
+  shift
+  local args=(--listen :5000)
+  for archive in "$@"; do
+    [[ "$(dirname "${archive}")" == "${NETFORK_KIND_IMAGES}" ]] ||
+      netfork::kind::die "start_registry: ${archive} is not in ${NETFORK_KIND_IMAGES}"
+    args+=("/images/$(basename "${archive}")")
+  done
+  netfork::run docker run -d --name "${c}" --label "netfork.kind.cluster=${name}" \
+    --network "$(netfork::kind::network_name "${name}")" \
+    -v "${NETFORK_KIND_E2E_BIN}/registry:/usr/local/bin/registry:ro" -v "${NETFORK_KIND_IMAGES}:/images:ro" \
+    --entrypoint /usr/local/bin/registry "$(netfork::kind::debian_image)" "${args[@]}" >/dev/null
+  ip="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${c}")"
+  for node in $(netfork::kind::nodes "${name}" control-plane) $(netfork::kind::nodes "${name}" worker); do
+    for ((i = 0; ; i++)); do
+      docker exec "${node}" curl -fsS --max-time 2 -o /dev/null "http://${ip}:5000/v2/" 2>/dev/null && break
+      if ((i >= 60)) || [[ "$(docker inspect -f '{{.State.Running}}' "${c}")" != true ]]; then
+        netfork::kind::die "the registry ${c} did not answer ${node} on ${ip}:5000: $(docker logs "${c}" 2>&1 | tail -n 1)"
+      fi
+      sleep 1
+    done
+    docker exec -i "${node}" sh -c 'mkdir -p /etc/containerd/certs.d/registry.k8s.io &&
+      cat >/etc/containerd/certs.d/registry.k8s.io/hosts.toml' <<TOML ||
+server = "https://registry.k8s.io"
+[host."http://${ip}:5000"]
+  capabilities = ["pull", "resolve"]
+TOML
+      netfork::kind::die "could not make ${c} the registry.k8s.io mirror of ${node}"
+  done
+  netfork::log "registry ${c} on ${ip}:5000: $(docker logs "${c}" 2>&1 | tail -n 1 | cut -c1-200)"
 }
 
 # netfork::kind::ginkgo runs the ginkgo CLI with its output in log file $1, in the background
