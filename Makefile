@@ -31,7 +31,8 @@ SHELL := /usr/bin/env bash
 #   FOCUS       test-conformance: the specs, a ginkgo regexp (default '\[Conformance\]')
 #   SKIP        test-conformance: leave out the focused specs this ginkgo regexp matches
 #   SHARD       test-conformance: I/N, only the I-th of N stable slices of the focused specs
-export WHAT VERBOSE GOTESTFLAGS APISERVER FOCUS SKIP SHARD
+#   CLUSTER     test-conformance: run on this kind cluster (make kind-up NAME=...) and keep it
+export WHAT VERBOSE GOTESTFLAGS APISERVER FOCUS SKIP SHARD CLUSTER
 
 .PHONY: help
 help: ## Show the targets and what they do.
@@ -110,9 +111,9 @@ test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] 
 	hack/kind/e2e-upstream.sh $(ARGS)
 
 .PHONY: test-conformance
-test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SKIP=...] [SHARD=I/N].
-	hack/kind/conformance.sh --apiserver "$${APISERVER:-netfork}" --topology "$(or $(TOPOLOGY),single)" \
-	  $${FOCUS:+--focus "$$FOCUS"} $${SKIP:+--skip "$$SKIP"} $${SHARD:+--shard "$$SHARD"} $(ARGS)
+test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SKIP=...] [SHARD=I/N] [CLUSTER=...].
+	hack/kind/conformance.sh --apiserver "$${APISERVER:-netfork}" $(if $(TOPOLOGY),--topology "$(TOPOLOGY)") \
+	  $${FOCUS:+--focus "$$FOCUS"} $${SKIP:+--skip "$$SKIP"} $${SHARD:+--shard "$$SHARD"} $${CLUSTER:+--cluster "$$CLUSTER"} $(ARGS)
 
 .PHONY: release-tarball
 release-tarball: ## Write _output/release/kubernetes-server-linux-amd64.tar.gz for kind build node-image --type file.

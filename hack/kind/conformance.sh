@@ -25,7 +25,8 @@
 #                   made the cluster, so that both runs differ in nothing but the apiserver
 #   --topology T    single (default): 1 control plane + 2 workers, IPv4; dual: the same,
 #                   dual-stack; ha: 3 control planes + 2 workers, dual-stack. netfork runs
-#                   dual and ha with DualStackAPIServer=true
+#                   dual and ha with DualStackAPIServer=true. With --cluster: the cluster's own,
+#                   found from its nodes
 #   --focus RE      the specs (default '\[Conformance\]')
 #   --skip RE       leave out the focused specs this matches (default: none)
 #   --shard I/N     only the I-th of N stable slices of the focused specs
@@ -33,8 +34,13 @@
 #   --procs N       ginkgo processes of the parallel part (default 4)
 #   --image IMAGE   use this node image as it is instead of make kind-image's
 #   --keep          leave the cluster (conformance-<apiserver>) up afterwards
-# A run that cannot start (docker down, less than 20 GB free, the cluster name in use, no
-# such --image) prints one line and exits 1 having created nothing.
+#   --cluster NAME  run on the kind cluster NAME that up.sh made, as it is, instead of making
+#                   one, and leave it up; its control planes must serve the --apiserver's
+#                   version (results go to <apiserver>-<topology>-on-NAME[-shard-I-of-N]/).
+#                   CI runs its conformance subset so (hack/kind/ci.sh)
+# A run that cannot start (docker down, less than 20 GB free, the cluster name in use or, with
+# --cluster, no such cluster, no such --image) prints one line and exits 1 having created
+# nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
@@ -47,16 +53,17 @@ source "${NETFORK_ROOT}/hack/kind/lib/logs.sh"
 source "${NETFORK_ROOT}/hack/kind/lib/e2e.sh"
 
 apiserver=netfork
-topology=single
+topology=""
 focus='\[Conformance\]'
 skip=""
 shard=""
 procs=4
 image=""
 keep=false
+cluster=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --apiserver | --topology | --focus | --skip | --shard | --procs | --image)
+    --apiserver | --topology | --focus | --skip | --shard | --procs | --image | --cluster)
       [[ $# -ge 2 ]] || netfork::kind::die "$1 needs a value"
       set -- "$1=$2" "${@:3}"
       continue ;;
@@ -67,6 +74,7 @@ while [[ $# -gt 0 ]]; do
     --shard=*) shard="${1#*=}" ;;
     --procs=*) procs="${1#*=}" ;;
     --image=*) image="${1#*=}" ;;
+    --cluster=*) cluster="${1#*=}" ;;
     --keep) keep=true ;;
     *) netfork::kind::die "unknown argument $1 (see the header of hack/kind/conformance.sh)" ;;
   esac
@@ -77,32 +85,47 @@ case "${apiserver}" in
   *) netfork::kind::die "--apiserver ${apiserver}: want netfork or upstream" ;;
 esac
 case "${topology}" in
-  single | dual | ha) ;;
+  "" | single | dual | ha) ;;
   *) netfork::kind::die "--topology ${topology}: want single, dual or ha" ;;
 esac
 [[ -n "${focus}" ]] || netfork::kind::die "--focus: want a regexp"
 [[ "${procs}" =~ ^[1-9]$ ]] || netfork::kind::die "--procs ${procs}: want 1 to 9"
-label="${apiserver}-${topology}"
-out="${NETFORK_OUTPUT}/conformance/${label}"
-if [[ -n "${shard}" ]]; then
-  if [[ ! "${shard}" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || ((BASH_REMATCH[1] > BASH_REMATCH[2])); then
-    netfork::kind::die "--shard ${shard}: want I/N with 1 <= I <= N, e.g. 2/4"
-  fi
-  out+="-shard-${BASH_REMATCH[1]}-of-${BASH_REMATCH[2]}"
+[[ -z "${cluster}" || -z "${image}" ]] || netfork::kind::die "--image and --cluster: the cluster's nodes already run their image"
+if [[ -n "${shard}" ]] && { [[ ! "${shard}" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || ((BASH_REMATCH[1] > BASH_REMATCH[2])); }; then
+  netfork::kind::die "--shard ${shard}: want I/N with 1 <= I <= N, e.g. 2/4"
 fi
-name="conformance-${apiserver}"
+name="${cluster:-conformance-${apiserver}}"
 
 # Nothing is built or created before every check that can refuse the run has passed.
 NETFORK_KIND_MIN_FREE_GB=20
 netfork::kind::require_docker
 netfork::kind::require_disk
-if [[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")" ]] ||
+if [[ -n "${cluster}" ]]; then
+  [[ -n "$(netfork::kind::nodes "${name}" control-plane)" && -f "${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" ]] ||
+    netfork::kind::die "--cluster ${name}: no such cluster (make kind-up NAME=${name} makes one)"
+  # up.sh's topologies: ha has more than one control plane, dual an IPv6 address on its nodes
+  if (($(netfork::kind::nodes "${name}" control-plane | wc -l) > 1)); then
+    has=ha
+  elif [[ "$(netfork::kind::node_ips "$(netfork::kind::nodes "${name}" control-plane)")" == *,* ]]; then
+    has=dual
+  else
+    has=single
+  fi
+  [[ -z "${topology}" || "${topology}" == "${has}" ]] ||
+    netfork::kind::die "--topology ${topology}: cluster ${name} is ${has}"
+  topology="${has}"
+elif [[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}")" ]] ||
   docker network inspect "$(netfork::kind::network_name "${name}")" >/dev/null 2>&1; then
   netfork::kind::die "cluster name ${name} is already in use (make kind-down NAME=${name} deletes it)"
 fi
 if [[ -n "${image}" ]] && ! docker image inspect "${image}" >/dev/null 2>&1; then
   netfork::kind::die "--image ${image}: no such image (make kind-image builds netfork's)"
 fi
+topology="${topology:-single}"
+label="${apiserver}-${topology}"
+out="${NETFORK_OUTPUT}/conformance/${label}"
+[[ -z "${cluster}" ]] || out+="-on-${cluster}"
+[[ -z "${shard}" ]] || out+="-shard-${shard%/*}-of-${shard#*/}"
 
 start=${SECONDS}
 # the commit the run is of, named now: the checkout may move while the suite runs
@@ -110,7 +133,7 @@ commit="$(git -C "${NETFORK_ROOT}" describe --always --dirty --abbrev=7)"
 started="$(date -u +%Y-%m-%dT%H:%MZ)"
 rm -rf "${out}"
 mkdir -p "${out}"
-if [[ -z "${image}" ]]; then
+if [[ -z "${image}" && -z "${cluster}" ]]; then
   "${NETFORK_ROOT}/hack/kind/image.sh"
   image="$(netfork::kind::node_image_tag)"
 fi
@@ -133,16 +156,21 @@ if [[ -n "${shard}" ]]; then
   focus="$("${compare}" shard --shard "${shard}" "${out}/specs.json")"
 fi
 
-netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
-up_args=(--name "${name}" --topology "${topology}" --workers 2 --image "${image}")
-[[ "${topology}" != single && "${apiserver}" == netfork ]] && up_args+=(--feature-gates DualStackAPIServer=true)
-"${NETFORK_ROOT}/hack/kind/up.sh" "${up_args[@]}"
+if [[ -n "${cluster}" ]]; then
+  # the cluster is not this run's: its logs on failure, but it stays
+  netfork::kind::delete_on_exit "${name}" "${out}/logs" true
+else
+  netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
+  up_args=(--name "${name}" --topology "${topology}" --workers 2 --image "${image}")
+  [[ "${topology}" != single && "${apiserver}" == netfork ]] && up_args+=(--feature-gates DualStackAPIServer=true)
+  "${NETFORK_ROOT}/hack/kind/up.sh" "${up_args[@]}"
+fi
 netfork::version::get_vars
 want_version="${NETFORK_GIT_VERSION}"
 [[ "${apiserver}" == upstream ]] && want_version="${K8S_VERSION}"
 # Each control plane must answer with the apiserver this run is about, asked directly.
 for node in $(netfork::kind::nodes "${name}" control-plane); do
-  if [[ "${apiserver}" == upstream ]]; then
+  if [[ "${apiserver}" == upstream && -z "${cluster}" ]]; then
     netfork::kind::switch_apiserver "${node}" upstream
   else
     netfork::kind::check_apiserver_version "${node}" "${want_version}"
