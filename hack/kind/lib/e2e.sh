@@ -160,6 +160,10 @@ netfork::kind::start_registry() {
       netfork::kind::die "start_registry: ${archive} is not in ${NETFORK_KIND_IMAGES}"
     args+=("/images/$(basename "${archive}")")
   done
+  # an earlier run on the same cluster (conformance.sh --cluster) left its registry: replace it
+  if [[ "$(docker inspect -f '{{index .Config.Labels "netfork.kind.cluster"}}' "${c}" 2>/dev/null)" == "${name}" ]]; then
+    docker rm -f "${c}" >/dev/null
+  fi
   netfork::run docker run -d --name "${c}" --label "netfork.kind.cluster=${name}" \
     --network "$(netfork::kind::network_name "${name}")" \
     -v "${NETFORK_KIND_E2E_BIN}/registry:/usr/local/bin/registry:ro" -v "${NETFORK_KIND_IMAGES}:/images:ro" \
