@@ -26,7 +26,7 @@
 #   --topology T    single (default): 1 control plane + 2 workers, IPv4; dual: the same,
 #                   dual-stack; ha: 3 control planes + 2 workers, dual-stack. netfork runs
 #                   dual and ha with DualStackAPIServer=true. With --cluster: the cluster's own,
-#                   found from its nodes
+#                   as up.sh recorded it
 #   --focus RE      the specs (default '\[Conformance\]')
 #   --skip RE       leave out the focused specs this matches (default: none)
 #   --shard I/N     only the I-th of N stable slices of the focused specs
@@ -103,14 +103,9 @@ netfork::kind::require_disk
 if [[ -n "${cluster}" ]]; then
   [[ -n "$(netfork::kind::nodes "${name}" control-plane)" && -f "${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" ]] ||
     netfork::kind::die "--cluster ${name}: no such cluster (make kind-up NAME=${name} makes one)"
-  # up.sh's topologies: ha has more than one control plane, dual an IPv6 address on its nodes
-  if (($(netfork::kind::nodes "${name}" control-plane | wc -l) > 1)); then
-    has=ha
-  elif [[ "$(netfork::kind::node_ips "$(netfork::kind::nodes "${name}" control-plane)")" == *,* ]]; then
-    has=dual
-  else
-    has=single
-  fi
+  # the topology up.sh made it with, as it recorded it
+  has="$(sed -n 's/^topology=//p' "${NETFORK_KIND_CLUSTERS}/${name}/state" 2>/dev/null || true)"
+  [[ -n "${has}" ]] || netfork::kind::die "--cluster ${name}: ${NETFORK_KIND_CLUSTERS#"${NETFORK_ROOT}/"}/${name}/state names no topology"
   [[ -z "${topology}" || "${topology}" == "${has}" ]] ||
     netfork::kind::die "--topology ${topology}: cluster ${name} is ${has}"
   topology="${has}"
