@@ -172,17 +172,8 @@ for node in $(netfork::kind::nodes "${name}" control-plane); do
   fi
 done
 netfork::kind::load_images "${name}" "${NETFORK_KIND_E2E_ARCHIVES[@]}"
-# A pull of registry.k8s.io (a spec's imagePullPolicy Always) goes to a registry in the
-# cluster's network that serves the same archives. What that registry does not serve falls
-# through to registry.k8s.io itself, which every node resolves to loopback, so such a pull
-# fails at once, connection refused, instead of after ~50 s on a DNS lookup nothing answers.
-# While a pull is in flight kubelet must pull that image for every other pod on the node too
-# (its pull intent makes the image count as kubelet-pulled, with no record of credentials), so
-# one slow failing pull failed unrelated specs that share the image.
-for node in $(netfork::kind::nodes "${name}" control-plane) $(netfork::kind::nodes "${name}" worker); do
-  docker exec "${node}" sh -c 'grep -q "registry\.k8s\.io" /etc/hosts || printf "127.0.0.1\tregistry.k8s.io\n::1\tregistry.k8s.io\n" >>/etc/hosts' ||
-    netfork::kind::die "could not point registry.k8s.io at loopback in ${node}"
-done
+# A spec's imagePullPolicy Always pulls from a registry in the cluster's network that serves
+# the same archives (netfork::kind::start_registry says what happens to the rest).
 netfork::kind::start_registry "${name}" "${NETFORK_KIND_E2E_ARCHIVES[@]}"
 t_cluster=$((SECONDS - start - t_image - t_e2e))
 

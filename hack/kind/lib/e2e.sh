@@ -149,8 +149,12 @@ netfork::kind::load_images() {
 # netfork.kind.cluster=$1, so down.sh removes it with the cluster), and in every node a
 # registry.k8s.io hosts.toml that makes it containerd's mirror (containerd reads
 # /etc/containerd/certs.d, netfork::kind::config). A spec's imagePullPolicy Always then pulls
-# the image the node already holds from inside the cluster's network; a name it does not serve
-# falls through to registry.k8s.io itself, which the nodes resolve to loopback.
+# the image the node already holds from inside the cluster's network. A name it does not serve
+# falls through to registry.k8s.io itself, which every node resolves to loopback, so such a
+# pull fails at once, connection refused, instead of after ~50 s on a DNS lookup nothing
+# answers. While a pull is in flight kubelet must pull that image for every other pod on the
+# node too (its pull intent makes the image count as kubelet-pulled, with no record of
+# credentials), so one slow failing pull failed unrelated specs that share the image.
 netfork::kind::start_registry() {
   local name="$1" c="$1-registry" archive ip node i
   shift
@@ -170,6 +174,8 @@ netfork::kind::start_registry() {
     --entrypoint /usr/local/bin/registry "$(netfork::kind::debian_image)" "${args[@]}" >/dev/null
   ip="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${c}")"
   for node in $(netfork::kind::nodes "${name}" control-plane) $(netfork::kind::nodes "${name}" worker); do
+    docker exec "${node}" sh -c 'grep -q "registry\.k8s\.io" /etc/hosts || printf "127.0.0.1\tregistry.k8s.io\n::1\tregistry.k8s.io\n" >>/etc/hosts' ||
+      netfork::kind::die "could not point registry.k8s.io at loopback in ${node}"
     for ((i = 0; ; i++)); do
       docker exec "${node}" curl -fsS --max-time 2 -o /dev/null "http://${ip}:5000/v2/" 2>/dev/null && break
       if ((i >= 60)) || [[ "$(docker inspect -f '{{.State.Running}}' "${c}")" != true ]]; then
