@@ -206,8 +206,9 @@ run_part() {
   netfork::kind::ginkgo "${out}/e2e-${part}.log" "$@" --timeout=24h --no-color --focus="${focus}" \
     "${skip_args[@]}" \
     --junit-report="junit-${part}.xml" --output-dir="${out}" "${NETFORK_KIND_E2E_BIN}/e2e.test" -- \
-    --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton
+    --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton --num-nodes="${num_nodes}"
 }
+num_nodes="$(netfork::kind::schedulable_nodes "${name}")"
 status=0
 run_part parallel --procs="${procs}" --label-filter='!Serial' || status=$?
 t_parallel=$((SECONDS - start - t_image - t_e2e - t_cluster))

@@ -66,11 +66,12 @@ netfork::log "cluster up and images loaded ($((SECONDS - start))s)"
 
 rm -rf "${out}/report"
 mkdir -p "${out}/report"
+num_nodes="$(netfork::kind::schedulable_nodes "${name}")"
 status=0
 netfork::kind::ginkgo "${out}/e2e.log" --procs="${procs}" --timeout=90m --focus="${focus}" --skip="${skip}" \
   --junit-report=junit.xml --output-dir="${out}/report" "${NETFORK_KIND_E2E_BIN}/e2e.test" -- \
   --kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" --provider=skeleton \
-  --report-dir="${out}/report" || status=$?
+  --num-nodes="${num_nodes}" --report-dir="${out}/report" || status=$?
 grep -E '^Ran [0-9]+ of [0-9]+ Specs|Passed \| [0-9]+ Failed' "${out}/e2e.log" | tail -n 2 || true
 netfork::log "upstream e2e exited ${status} after $((SECONDS - start))s; log ${out#"${NETFORK_ROOT}/"}/e2e.log, junit ${out#"${NETFORK_ROOT}/"}/report/junit.xml"
 exit "${status}"

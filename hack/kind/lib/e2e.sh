@@ -194,6 +194,15 @@ TOML
   netfork::log "registry ${c} on ${ip}:5000: $(docker logs "${c}" 2>&1 | tail -n 1 | cut -c1-200)"
 }
 
+# netfork::kind::schedulable_nodes prints how many nodes of cluster $1 take ordinary pods (no
+# NoSchedule taint), for e2e.test's --num-nodes. Without that flag the framework counts -1
+# nodes and skips every spec that needs two or more ("Requires at least 2 nodes (not -1)").
+netfork::kind::schedulable_nodes() {
+  "${NETFORK_KIND_BIN}/node/kubectl" --kubeconfig="${NETFORK_KIND_CLUSTERS}/$1/kubeconfig" get nodes -o json |
+    jq '[.items[] | select([.spec.taints[]?.effect] | index("NoSchedule") | not)] | length' ||
+    netfork::kind::die "could not count the schedulable nodes of $1"
+}
+
 # netfork::kind::ginkgo runs the ginkgo CLI with its output in log file $1, in the background
 # so that a SIGTERM to the script (not only a terminal's Ctrl-C, which reaches ginkgo too)
 # interrupts it at once, and returns ginkgo's exit code. The caller's INT/TERM trap is reset
