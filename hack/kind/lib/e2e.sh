@@ -195,8 +195,9 @@ TOML
 }
 
 # netfork::kind::schedulable_nodes prints how many nodes of cluster $1 take ordinary pods (no
-# NoSchedule taint), for e2e.test's --num-nodes. Without that flag the framework counts -1
-# nodes and skips every spec that needs two or more ("Requires at least 2 nodes (not -1)").
+# NoSchedule taint), for e2e.test's --num-nodes. Without that flag only the first ginkgo
+# process counts the nodes (in SynchronizedBeforeSuite); in the others the count stays -1, so a
+# spec that needs two nodes is skipped or not depending on the process it lands on.
 netfork::kind::schedulable_nodes() {
   "${NETFORK_KIND_BIN}/node/kubectl" --kubeconfig="${NETFORK_KIND_CLUSTERS}/$1/kubeconfig" get nodes -o json |
     jq '[.items[] | select([.spec.taints[]?.effect] | index("NoSchedule") | not)] | length' ||
