@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command coredns is CoreDNS with only the plugins kubeadm's Corefile uses (plus log and bind),
-// so the image kubeadm deploys builds from the module proxy in minutes instead of compiling
-// every cloud DNS backend CoreDNS ships.
+// Command coredns is CoreDNS with only the plugins kubeadm's Corefile uses (plus log, bind and
+// hosts, which upstream's DNS e2e specs configure in the /coredns agnhost carries), so the image
+// kubeadm deploys builds from the module proxy in minutes instead of compiling every cloud DNS
+// backend CoreDNS ships.
 package main
 
 import (
@@ -28,6 +29,7 @@ import (
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/forward"
 	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/hosts"
 	_ "github.com/coredns/coredns/plugin/kubernetes"
 	_ "github.com/coredns/coredns/plugin/loadbalance"
 	_ "github.com/coredns/coredns/plugin/log"
@@ -41,7 +43,7 @@ import (
 // order a query passes through them whatever the Corefile's order.
 var directives = []string{
 	"reload", "bind", "ready", "health", "prometheus", "errors", "log",
-	"loadbalance", "cache", "kubernetes", "loop", "forward",
+	"loadbalance", "cache", "hosts", "kubernetes", "loop", "forward",
 }
 
 func main() {

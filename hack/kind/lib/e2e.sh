@@ -22,8 +22,8 @@
 NETFORK_KIND_E2E_BIN="${NETFORK_KIND_BIN}/e2e"
 
 # netfork::kind::build_e2e builds upstream's e2e.test (go test -c k8s.io/kubernetes/test/e2e),
-# the ginkgo CLI, agnhost, nonewprivs' nnp and the sample-apiserver of the staging version the
-# e2e test links, in a copy of hack/kind/node's module (same pins), since go mod tidy keeps the
+# the ginkgo CLI, agnhost, nonewprivs' nnp, regression-issue-74839 and the sample-apiserver of
+# the staging version the e2e test links, in a copy of hack/kind/node's module (same pins), since go mod tidy keeps the
 # e2e test's own dependencies out of that module's go.sum; and netfork's hack/kind/registry.
 netfork::kind::build_e2e() {
   local mod="${NETFORK_KIND_OUTPUT}/e2e-module" b="${NETFORK_KIND_E2E_BIN}" ldflags
@@ -34,7 +34,8 @@ netfork::kind::build_e2e() {
     netfork::kind::heavy go test -c -vet=off -trimpath -o "${b}/e2e.test" -ldflags "${ldflags}" k8s.io/kubernetes/test/e2e)
   (cd "${mod}" && GOFLAGS=-mod=mod CGO_ENABLED=0 netfork::kind::warm_if "${b}/sample-apiserver" \
     netfork::kind::heavy go build -trimpath -o "${b}/" -ldflags "${ldflags}" github.com/onsi/ginkgo/v2/ginkgo \
-    k8s.io/kubernetes/test/images/agnhost k8s.io/kubernetes/test/images/nonewprivs k8s.io/sample-apiserver)
+    k8s.io/kubernetes/test/images/agnhost k8s.io/kubernetes/test/images/nonewprivs \
+    k8s.io/kubernetes/test/images/regression-issue-74839 k8s.io/sample-apiserver)
   netfork::run env CGO_ENABLED=0 go build -o "${b}/registry" "${NETFORK_ROOT}/hack/kind/registry"
   "${b}/e2e.test" --list-images >"${b}/images.txt" 2>/dev/null ||
     netfork::kind::die "${b}/e2e.test --list-images failed"
@@ -54,8 +55,10 @@ netfork::kind::e2e_tags() {
 NETFORK_KIND_E2E_ARCHIVES=()
 
 # netfork::kind::e2e_images writes the archives of the images most specs run: agnhost (both tags)
-# on Debian with what upstream's Alpine base adds and porter's /localhost.crt and .key (the
-# StatefulSet specs' readiness probe fetches the .crt from test-webserver), and the stand-ins
+# on Debian with what upstream's Alpine base adds, porter's /localhost.crt and .key (the
+# StatefulSet specs' readiness probe fetches the .crt from test-webserver) and netfork's CoreDNS
+# as /coredns (upstream's carries a CoreDNS release, which the DNS specs run with a "hosts"
+# Corefile), and the stand-ins
 # for nginx (agnhost netexec on port 80) and busybox (Debian with busybox's applets in /bin,
 # where upstream's busybox image has them: the sysctl spec runs /bin/sysctl). In agnhost and
 # busybox, as in upstream's, /bin/sh is busybox's ash (the read-only root spec expects its
@@ -72,7 +75,8 @@ netfork::kind::e2e_images() {
     NETFORK_KIND_IMAGE_CMD='["pause"]' \
     netfork::kind::component_image e2e-agnhost debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/agnhost)" "${b}/agnhost:/agnhost" \
-    "${porter}/localhost.crt:/localhost.crt" "${porter}/localhost.key:/localhost.key"
+    "${porter}/localhost.crt:/localhost.crt" "${porter}/localhost.key:/localhost.key" \
+    "${NETFORK_KIND_BIN}/addons/coredns:/coredns"
   NETFORK_KIND_IMAGE_CMD='["netexec", "--http-port=80"]' \
     netfork::kind::component_image e2e-nginx debian-e2e '["/agnhost"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/nginx)" "${b}/agnhost:/agnhost"
@@ -90,7 +94,9 @@ netfork::kind::e2e_images() {
 # (test/images/<name>): kitten and nautilus (agnhost's test-webserver serving their html
 # files), nonewprivs (nnp, setuid), nonroot (Debian as user 1234), glibc-dns-testing (Debian
 # with dig), sample-apiserver (k8s.io/sample-apiserver), and etcd and pause from the node's
-# own binaries where e2e.test names a tag kubeadm does not.
+# own binaries where e2e.test names a tag kubeadm does not; and two that sig-network specs run:
+# regression-issue-74839 (on Debian, as upstream's) and build-image/distroless-iptables
+# (Debian with the node's iptables and conntrack, and a shell, which the spec execs in it).
 netfork::kind::conformance_images() {
   local b="${NETFORK_KIND_E2E_BIN}" src name image
   netfork::kind::e2e_images
@@ -110,7 +116,13 @@ netfork::kind::conformance_images() {
     "$(netfork::kind::e2e_tags e2e-test-images/glibc-dns-testing)"
   netfork::kind::component_image e2e-sample-apiserver debian '["/sample-apiserver"]' \
     "$(netfork::kind::e2e_tags e2e-test-images/sample-apiserver)" "${b}/sample-apiserver:/sample-apiserver"
-  for name in e2e-kitten e2e-nautilus e2e-nonewprivs e2e-nonroot e2e-glibc-dns-testing e2e-sample-apiserver; do
+  netfork::kind::component_image e2e-regression-issue-74839 debian '["/regression-issue-74839"]' \
+    "$(netfork::kind::e2e_tags e2e-test-images/regression-issue-74839)" \
+    "${b}/regression-issue-74839:/regression-issue-74839"
+  netfork::kind::component_image e2e-distroless-iptables debian '' \
+    "$(netfork::kind::e2e_tags build-image/distroless-iptables)"
+  for name in e2e-kitten e2e-nautilus e2e-nonewprivs e2e-nonroot e2e-glibc-dns-testing e2e-sample-apiserver \
+    e2e-regression-issue-74839 e2e-distroless-iptables; do
     NETFORK_KIND_E2E_ARCHIVES+=("${NETFORK_KIND_IMAGES}/${name}.tar")
   done
   for name in etcd pause; do
