@@ -104,7 +104,7 @@ if [[ -n "${cluster}" ]]; then
   [[ -n "$(netfork::kind::nodes "${name}" control-plane)" && -f "${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" ]] ||
     netfork::kind::die "--cluster ${name}: no such cluster (make kind-up NAME=${name} makes one)"
   # the topology up.sh made it with, as it recorded it
-  has="$(sed -n 's/^topology=//p' "${NETFORK_KIND_CLUSTERS}/${name}/state" 2>/dev/null || true)"
+  has="$(netfork::kind::state "${name}" topology)"
   [[ -n "${has}" ]] || netfork::kind::die "--cluster ${name}: ${NETFORK_KIND_CLUSTERS#"${NETFORK_ROOT}/"}/${name}/state names no topology"
   [[ -z "${topology}" || "${topology}" == "${has}" ]] ||
     netfork::kind::die "--topology ${topology}: cluster ${name} is ${has}"

@@ -65,9 +65,7 @@ if docker network inspect "${network}" >/dev/null 2>&1; then
   bridge="$(docker network inspect -f '{{index .Options "com.docker.network.bridge.name"}}' "${network}")"
   netfork::run docker network rm "${network}" >/dev/null
 fi
-if [[ -z "${bridge}" && -f "${dir}/state" ]]; then
-  bridge="$(sed -n 's/^bridge=//p' "${dir}/state")"
-fi
+[[ -n "${bridge}" ]] || bridge="$(netfork::kind::state "${name}" bridge)"
 if [[ -n "${bridge}" ]]; then
   found=true
   netfork::kind::firewall_del "${bridge}"

@@ -20,6 +20,11 @@
 # NETFORK_KIND_CLUSTERS holds one folder per cluster: kind.yaml, kubeconfig, state.
 # shellcheck disable=SC2034 # read by the kind scripts that source this library
 NETFORK_KIND_CLUSTERS="${NETFORK_KIND_OUTPUT}/clusters"
+# netfork::kind::state prints what up.sh recorded under key $2 (slot, bridge or topology) in
+# cluster $1's state file, or nothing when the cluster has no state file or no such key.
+netfork::kind::state() {
+  sed -n "s/^$2=//p" "${NETFORK_KIND_CLUSTERS}/$1/state" 2>/dev/null || true
+}
 # APISERVER_MANIFEST is the kube-apiserver static pod inside a control-plane node.
 APISERVER_MANIFEST=/etc/kubernetes/manifests/kube-apiserver.yaml
 
