@@ -23,8 +23,9 @@ NETFORK_KIND_E2E_BIN="${NETFORK_KIND_BIN}/e2e"
 
 # netfork::kind::build_e2e builds upstream's e2e.test (go test -c k8s.io/kubernetes/test/e2e),
 # the ginkgo CLI, agnhost, nonewprivs' nnp, regression-issue-74839 and the sample-apiserver of
-# the staging version the e2e test links, in a copy of hack/kind/node's module (same pins), since go mod tidy keeps the
-# e2e test's own dependencies out of that module's go.sum; and netfork's hack/kind/registry.
+# the staging version the e2e test links, in a copy of hack/kind/node's module (same pins),
+# since go mod tidy keeps the e2e test's own dependencies out of that module's go.sum; and
+# netfork's hack/kind/registry.
 netfork::kind::build_e2e() {
   local mod="${NETFORK_KIND_OUTPUT}/e2e-module" b="${NETFORK_KIND_E2E_BIN}" ldflags
   mkdir -p "${mod}" "${b}"
@@ -58,13 +59,13 @@ NETFORK_KIND_E2E_ARCHIVES=()
 # on Debian with what upstream's Alpine base adds, porter's /localhost.crt and .key (the
 # StatefulSet specs' readiness probe fetches the .crt from test-webserver) and netfork's CoreDNS
 # as /coredns (upstream's carries a CoreDNS release, which the DNS specs run with a "hosts"
-# Corefile), and the stand-ins
-# for nginx (agnhost netexec on port 80) and busybox (Debian with busybox's applets in /bin,
-# where upstream's busybox image has them: the sysctl spec runs /bin/sysctl). In agnhost and
-# busybox, as in upstream's, /bin/sh is busybox's ash (the read-only root spec expects its
-# "/bin/sh: can't create /file: ..."), but "sh" on PATH is bash: Debian's busybox ash, like
-# dash, drops environment variables whose names are not shell identifiers (data-1), which
-# upstream's ash passes on, and the envFrom specs run "sh -c env" to read them.
+# Corefile), and the stand-ins for nginx (agnhost netexec on port 80) and busybox (Debian
+# with busybox's applets in /bin, where upstream's busybox image has them: the sysctl spec
+# runs /bin/sysctl). In agnhost and busybox, as in upstream's, /bin/sh is busybox's ash (the
+# read-only root spec expects its "/bin/sh: can't create /file: ..."), but "sh" on PATH is
+# bash: Debian's busybox ash, like dash, drops environment variables whose names are not
+# shell identifiers (data-1), which upstream's ash passes on, and the envFrom specs run
+# "sh -c env" to read them.
 netfork::kind::e2e_images() {
   local b="${NETFORK_KIND_E2E_BIN}" name porter shells
   porter="$(netfork::kind::module_dir k8s.io/kubernetes "${K8S_VERSION}")/test/images/agnhost/porter"
