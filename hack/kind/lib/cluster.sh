@@ -233,11 +233,24 @@ netfork::kind::delete_on_exit() {
   trap 'exit 130' INT TERM
 }
 
+# netfork::kind::leftover succeeds when anything of cluster $1 is left for down.sh to delete: a
+# container (node or registry), its docker network or its folder (which names its bridge).
+netfork::kind::leftover() {
+  [[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=$1"; docker ps -aq --filter "label=netfork.kind.cluster=$1")" ]] ||
+    docker network inspect "$(netfork::kind::network_name "$1")" >/dev/null 2>&1 ||
+    [[ -d "${NETFORK_KIND_CLUSTERS}/$1" ]]
+}
+
 # netfork::kind::on_exit is delete_on_exit's EXIT trap; it keeps the script's exit status, or
-# fails a run that passed when the cluster could not be deleted.
+# fails a run that passed when the cluster could not be deleted. A cluster whose creation
+# failed is already gone (up.sh removes what it made): nothing to collect or delete then.
 netfork::kind::on_exit() {
   local status=$? name="${NETFORK_KIND_EXIT_CLUSTER}" out
   trap - EXIT INT TERM
+  if ! netfork::kind::leftover "${name}"; then
+    netfork::log "nothing of cluster ${name} is left to collect logs of or delete"
+    exit "${status}"
+  fi
   if ((status != 0)); then
     netfork::kind::export_logs "${name}" "${NETFORK_KIND_EXIT_LOGS}" || true
   fi
