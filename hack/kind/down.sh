@@ -54,7 +54,7 @@ if [[ -x "${kind}" ]] && ! out="$("${kind}" delete cluster --name "${name}" 2>&1
 fi
 # Whatever kind did not remove (or no kind binary): by label, volumes too, and the containers
 # netfork runs beside the nodes (a conformance run's registry).
-mapfile -t nodes < <(docker ps -aq --filter "label=io.x-k8s.kind.cluster=${name}"; docker ps -aq --filter "label=netfork.kind.cluster=${name}")
+mapfile -t nodes < <(netfork::kind::containers "${name}")
 if [[ ${#nodes[@]} -gt 0 ]]; then
   netfork::kind::thaw "${nodes[@]}"
   docker rm -f -v "${nodes[@]}" >/dev/null

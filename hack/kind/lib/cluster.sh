@@ -233,10 +233,17 @@ netfork::kind::delete_on_exit() {
   trap 'exit 130' INT TERM
 }
 
+# netfork::kind::containers prints the IDs of cluster $1's containers: kind's nodes and the ones
+# netfork runs beside them (a conformance run's registry).
+netfork::kind::containers() {
+  docker ps -aq --filter "label=io.x-k8s.kind.cluster=$1"
+  docker ps -aq --filter "label=netfork.kind.cluster=$1"
+}
+
 # netfork::kind::leftover succeeds when anything of cluster $1 is left for down.sh to delete: a
-# container (node or registry), its docker network or its folder (which names its bridge).
+# container, its docker network or its folder (which names its bridge).
 netfork::kind::leftover() {
-  [[ -n "$(docker ps -aq --filter "label=io.x-k8s.kind.cluster=$1"; docker ps -aq --filter "label=netfork.kind.cluster=$1")" ]] ||
+  [[ -n "$(netfork::kind::containers "$1")" ]] ||
     docker network inspect "$(netfork::kind::network_name "$1")" >/dev/null 2>&1 ||
     [[ -d "${NETFORK_KIND_CLUSTERS}/$1" ]]
 }
