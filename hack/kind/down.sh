@@ -56,6 +56,7 @@ fi
 # netfork runs beside the nodes (a conformance run's registry).
 mapfile -t nodes < <(netfork::kind::containers "${name}")
 if [[ ${#nodes[@]} -gt 0 ]]; then
+  found=true
   netfork::kind::thaw "${nodes[@]}"
   docker rm -f -v "${nodes[@]}" >/dev/null
 fi
