@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/netfork/netfork/internal/cmdutil"
 )
 
 var (
@@ -64,17 +66,10 @@ func (o *options) parse(fs *pflag.FlagSet, args []string) error {
 	fs.IntVar(&o.Port, "port", o.Port, "secure port of every kube-apiserver")
 	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "how long to wait until every kube-apiserver serves /readyz on both families")
 	fs.StringArrayVar(&o.rawHosts, "host", nil, "NETNS,IPV4,IPV6: a network namespace and the addresses its kube-apiserver binds and advertises (repeat per host)")
-	if err := fs.Parse(args); err != nil {
+	var err error
+	if o.APIServerArgs, err = cmdutil.ArgsAfterDash(fs, args, "kube-apiserver"); err != nil {
 		return err
 	}
-	rest, dash := fs.Args(), fs.ArgsLenAtDash()
-	if dash < 0 {
-		dash = len(rest)
-	}
-	if dash > 0 {
-		return fmt.Errorf("unexpected argument %q: kube-apiserver flags go after --", rest[0])
-	}
-	o.APIServerArgs = rest[dash:]
 	return o.complete()
 }
 

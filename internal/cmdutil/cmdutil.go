@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package cmdutil holds what netfork's small commands (cmd/local-up,
-// hack/bench-services, hack/local-up-netns) do alike before their real work.
+// hack/bench-services, hack/local-up-netns) do alike before their real work:
+// parse their flags, and split off the flags they pass on after "--".
 package cmdutil
 
 import (
@@ -41,4 +42,21 @@ func ParseFlags(name, usage string, args []string, stderr io.Writer, parse func(
 		return 1, false
 	}
 	return 0, true
+}
+
+// ArgsAfterDash parses args into fs and returns what follows "--", verbatim:
+// the flags a command passes on to the programs it runs. An argument before
+// "--" is refused, naming it and target, the program the flags go to.
+func ArgsAfterDash(fs *pflag.FlagSet, args []string, target string) ([]string, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	rest, dash := fs.Args(), fs.ArgsLenAtDash()
+	if dash < 0 {
+		dash = len(rest)
+	}
+	if dash > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: %s flags go after --", rest[0], target)
+	}
+	return rest[dash:], nil
 }

@@ -52,3 +52,40 @@ func TestParseFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestArgsAfterDash(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    []string
+		wantN   int
+		wantErr string
+	}{
+		{args: nil, want: []string{}},
+		{args: []string{"--n=2"}, want: []string{}, wantN: 2},
+		{args: []string{"--n=2", "--", "--v=4", "x"}, want: []string{"--v=4", "x"}, wantN: 2},
+		{args: []string{"--", "--n=5"}, want: []string{"--n=5"}},
+		{args: []string{"stray", "--", "--v=4"}, wantErr: `unexpected argument "stray": kube-apiserver flags go after --`},
+		{args: []string{"stray"}, wantErr: `unexpected argument "stray": kube-apiserver flags go after --`},
+		{args: []string{"--n=x"}, wantErr: `invalid argument "x" for "--n" flag`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			fs := pflag.NewFlagSet("cmd", pflag.ContinueOnError)
+			fs.SetOutput(&bytes.Buffer{})
+			n := fs.Int("n", 0, "a number")
+			got, err := ArgsAfterDash(fs, tc.args, "kube-apiserver")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("ArgsAfterDash(%q) error = %v, want one containing %q", tc.args, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ArgsAfterDash(%q): %v", tc.args, err)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") || len(got) != len(tc.want) || *n != tc.wantN {
+				t.Errorf("ArgsAfterDash(%q) = %q, n=%d; want %q, n=%d", tc.args, got, *n, tc.want, tc.wantN)
+			}
+		})
+	}
+}

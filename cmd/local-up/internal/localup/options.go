@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/netfork/netfork/internal/cmdutil"
 )
 
 const (
@@ -92,18 +94,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // kube-apiserver flags, which are kept verbatim.
 func (o *Options) Parse(fs *pflag.FlagSet, args []string) error {
 	o.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	rest, dash := fs.Args(), fs.ArgsLenAtDash()
-	if dash < 0 {
-		dash = len(rest)
-	}
-	if dash > 0 {
-		return fmt.Errorf("unexpected argument %q: kube-apiserver flags go after --", rest[0])
-	}
-	o.APIServerArgs = rest[dash:]
-	return nil
+	var err error
+	o.APIServerArgs, err = cmdutil.ArgsAfterDash(fs, args, "kube-apiserver")
+	return err
 }
 
 // Validate rejects options local-up cannot run with, naming the flag at fault.
