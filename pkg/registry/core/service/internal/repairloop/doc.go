@@ -25,7 +25,8 @@ limitations under the License.
 // "start-service-ip-repair-controllers" post-start hook waits, and the apiserver
 // exits (kubernetes/kubernetes#141220, #136288). Here a failed first pass is
 // retried with a short capped backoff until it succeeds or the loop stops; every
-// later pass keeps upstream's cadence. It also holds what both loops' passes
-// share: the leak grace (Leaks) and reading the stored bitmap so that it is
-// written back only when it changed (Snapshot).
+// later pass keeps upstream's cadence. It also holds the bitmap pass both
+// loops make (StoredBitmap, BitmapPass): read the stored bitmap, rebuild it
+// from the Services, hold what looks leaked for its grace (Leaks), and write
+// it back only when it changed (Snapshot).
 package repairloop

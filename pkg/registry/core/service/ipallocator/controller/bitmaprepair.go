@@ -30,6 +30,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 	netutils "k8s.io/utils/net"
 
@@ -57,13 +58,8 @@ type Repair struct {
 
 // familyRange is one family's range and the bitmap stored for it.
 type familyRange struct {
-	family  corev1.IPFamily
-	network *net.IPNet
-	bitmap  rangeallocation.RangeRegistry
-	// key names the bitmap in logs.
-	key string
-	// leaks is what the last successful pass found leaked in this bitmap.
-	leaks repairloop.Leaks[string]
+	family corev1.IPFamily
+	repairloop.StoredBitmap[net.IP, string]
 }
 
 // newBitmapRepair builds the repair loop of c's bitmaps.
@@ -87,11 +83,20 @@ func newBitmapRepair(c Config) *Repair {
 
 func newFamilyRange(network net.IPNet, bitmap rangeallocation.RangeRegistry, key string) *familyRange {
 	return &familyRange{
-		family:  ipFamilyOf(network.IP),
-		network: &network,
-		bitmap:  bitmap,
-		key:     key,
-		leaks:   repairloop.Leaks[string]{},
+		family: ipFamilyOf(network.IP),
+		StoredBitmap: repairloop.StoredBitmap[net.IP, string]{
+			Registry: bitmap,
+			Key:      key,
+			Range:    network.String(),
+			Noun:     "ClusterIP",
+			LogKey:   "ip",
+			Decode: func(snap *api.RangeAllocation) (repairloop.Bitmap[net.IP], error) {
+				return ipallocator.NewFromSnapshot(snap)
+			},
+			Empty:   func() (repairloop.Bitmap[net.IP], error) { return ipallocator.NewInMemory(&network) },
+			LeakKey: net.IP.String,
+			Leaked:  func() { clusterIPRepairIPErrors.WithLabelValues(errorTypeLeak).Inc() },
+		},
 	}
 }
 
@@ -112,17 +117,8 @@ func (r *Repair) RunUntil(onFirstSuccess func(), stopCh chan struct{}) {
 	}.Run(ctx, onFirstSuccess)
 }
 
-// familyPass is one family's state during a pass.
-type familyPass struct {
-	*familyRange
-	// snap is the stored bitmap, rewritten with the rebuilt one on save.
-	snap *repairloop.Snapshot
-	// stored decodes snap.Bitmap; rebuilt collects the ClusterIPs of the Services.
-	stored  *ipallocator.Range
-	rebuilt *ipallocator.Range
-	// leaks is this pass's successor of familyRange.leaks.
-	leaks repairloop.Leaks[string]
-}
+// familyPass is one family's pass.
+type familyPass = repairloop.BitmapPass[net.IP, string]
 
 // runOnce rebuilds every family's bitmap from the Services and stores it.
 func (r *Repair) runOnce(ctx context.Context) error {
@@ -132,7 +128,7 @@ func (r *Repair) runOnce(ctx context.Context) error {
 	// yet is held by the leak grace.
 	passes := make(map[corev1.IPFamily]*familyPass, len(r.families))
 	for _, f := range r.families {
-		p, err := f.read(ctx)
+		p, err := f.Read(ctx)
 		if err != nil {
 			return err
 		}
@@ -152,77 +148,12 @@ func (r *Repair) runOnce(ctx context.Context) error {
 	}
 
 	for _, f := range r.families {
-		passes[f.family].holdLeaks(ctx)
+		passes[f.family].HoldLeaks(ctx)
 	}
 	for _, f := range r.families {
-		p := passes[f.family]
-		if err := p.save(ctx); err != nil {
+		if err := passes[f.family].Save(ctx); err != nil {
 			return err
 		}
-		f.leaks = p.leaks
-	}
-	return nil
-}
-
-// read starts a pass over f: the stored bitmap and an empty one to rebuild.
-func (f *familyRange) read(ctx context.Context) (*familyPass, error) {
-	snap, err := repairloop.Read(f.bitmap, f.network.String())
-	if err != nil {
-		return nil, fmt.Errorf("reading the ClusterIP bitmap %s: %w", f.key, err)
-	}
-	p := &familyPass{familyRange: f, snap: snap, leaks: repairloop.Leaks[string]{}}
-	if p.stored, err = ipallocator.NewFromSnapshot(p.snap.Bitmap); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Stored ClusterIP bitmap cannot be read; rebuilding it from the Services",
-			"key", f.key, "storedRange", p.snap.Bitmap.Range, "range", f.network.String())
-		if p.stored, err = ipallocator.NewInMemory(f.network); err != nil {
-			return nil, fmt.Errorf("creating an empty ClusterIP bitmap for %s: %w", f.network, err)
-		}
-	}
-	if p.rebuilt, err = ipallocator.NewInMemory(f.network); err != nil {
-		return nil, fmt.Errorf("creating the ClusterIP bitmap for %s: %w", f.network, err)
-	}
-	return p, nil
-}
-
-// holdLeaks keeps, for their grace, the IPs allocated in the stored bitmap that
-// no Service uses, and releases those whose grace has run out.
-func (p *familyPass) holdLeaks(ctx context.Context) {
-	logger := klog.FromContext(ctx)
-	var leaked []net.IP
-	p.stored.ForEach(func(ip net.IP) {
-		if !p.rebuilt.Has(ip) {
-			leaked = append(leaked, ip)
-		}
-	})
-	for _, ip := range leaked {
-		hold, seen := p.familyRange.leaks.Observe(ip.String(), p.leaks)
-		if !hold {
-			clusterIPRepairIPErrors.WithLabelValues(errorTypeLeak).Inc()
-			logger.Error(nil, "ClusterIP appears to have leaked: cleaning up", "ip", ip, "key", p.key, "passes", seen)
-			continue
-		}
-		if seen == 1 {
-			logger.Error(nil, "ClusterIP may have leaked: flagging for later clean up", "ip", ip, "key", p.key)
-		}
-		if err := p.rebuilt.Allocate(ip); err != nil {
-			// Not counted: if it is a leak it is counted when its grace runs out.
-			logger.Error(err, "ClusterIP may have leaked, but cannot be held", "ip", ip, "key", p.key)
-		}
-	}
-}
-
-// save stores the rebuilt bitmap unless it is what is stored already. A
-// concurrent change to the bitmap makes it fail with a conflict.
-func (p *familyPass) save(ctx context.Context) error {
-	if err := p.rebuilt.Snapshot(p.snap.Bitmap); err != nil {
-		return fmt.Errorf("encoding the ClusterIP bitmap %s: %w", p.key, err)
-	}
-	wrote, err := p.snap.Save(p.bitmap)
-	if err != nil {
-		return fmt.Errorf("writing the ClusterIP bitmap %s: %w", p.key, err)
-	}
-	if wrote {
-		klog.FromContext(ctx).V(2).Info("Stored the repaired ClusterIP bitmap", "key", p.key, "range", p.snap.Bitmap.Range)
 	}
 	return nil
 }

@@ -71,11 +71,11 @@ func (r *Repair) markClusterIP(ctx context.Context, svc *corev1.Service, s strin
 		return nil
 	}
 
-	err := p.rebuilt.Allocate(ip)
+	err := p.Rebuilt.Allocate(ip)
 	var notInRange *ipallocator.ErrNotInRange
 	switch {
 	case err == nil:
-		if !p.stored.Has(ip) {
+		if !p.Stored.Has(ip) {
 			r.report(ctx, svc, errorTypeRepair, reasonNotAllocated, actionAllocation,
 				"Cluster IP [%v]:%s is not allocated; repairing", family, ip)
 		}
@@ -84,11 +84,11 @@ func (r *Repair) markClusterIP(ctx context.Context, svc *corev1.Service, s strin
 			"Cluster IP [%v]:%s was assigned to multiple services; please recreate service", family, ip)
 	case errors.As(err, &notInRange):
 		r.report(ctx, svc, errorTypeOutOfRange, reasonOutOfRange, actionAllocation,
-			"Cluster IP [%v]:%s is not within the service CIDR %s; please recreate service", family, ip, p.network)
+			"Cluster IP [%v]:%s is not within the service CIDR %s; please recreate service", family, ip, p.Range())
 	case errors.Is(err, ipallocator.ErrFull):
 		r.report(ctx, svc, errorTypeFull, reasonFull, actionAllocation,
-			"Service CIDR %v is full; you must widen the CIDR in order to create new services for Cluster IP [%v]:%s", p.network, family, ip)
-		return fmt.Errorf("service CIDR %s is full while marking Cluster IP %s of Service %s/%s: %w", p.network, ip, svc.Namespace, svc.Name, err)
+			"Service CIDR %v is full; you must widen the CIDR in order to create new services for Cluster IP [%v]:%s", p.Range(), family, ip)
+		return fmt.Errorf("service CIDR %s is full while marking Cluster IP %s of Service %s/%s: %w", p.Range(), ip, svc.Namespace, svc.Name, err)
 	default:
 		r.report(ctx, svc, errorTypeUnknown, reasonUnknown, actionAllocation,
 			"Unable to allocate cluster IP [%v]:%s due to an unknown error", family, ip)

@@ -50,11 +50,11 @@ func (r *Repair) markService(ctx context.Context, svc *corev1.Service, p *pass) 
 }
 
 func (r *Repair) markNodePort(ctx context.Context, svc *corev1.Service, port int, p *pass) error {
-	err := p.rebuilt.Allocate(port)
+	err := p.Rebuilt.Allocate(port)
 	var notInRange *portallocator.ErrNotInRange
 	switch {
 	case err == nil:
-		if !p.stored.Has(port) {
+		if !p.Stored.Has(port) {
 			r.report(ctx, svc, errorTypeRepair, reasonNotAllocated, "Port %d is not allocated; repairing", port)
 		}
 	case errors.Is(err, portallocator.ErrAllocated):

@@ -30,6 +30,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/registry/core/rangeallocation"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/repairloop"
@@ -54,9 +55,7 @@ type Repair struct {
 	firstPassBackoff wait.Backoff
 	serviceClient    corev1client.ServicesGetter
 	portRange        utilnet.PortRange
-	bitmap           rangeallocation.RangeRegistry
-	// leaks is what the last successful pass found leaked.
-	leaks repairloop.Leaks[int]
+	bitmap           *repairloop.StoredBitmap[int, int]
 
 	broadcaster events.EventBroadcaster
 	recorder    events.EventRecorder
@@ -76,10 +75,21 @@ func newRepair(interval time.Duration, client kubernetes.Interface, portRange ut
 		firstPassBackoff: repairloop.DefaultFirstPassBackoff,
 		serviceClient:    client.CoreV1(),
 		portRange:        portRange,
-		bitmap:           bitmap,
-		leaks:            repairloop.Leaks[int]{},
-		broadcaster:      broadcaster,
-		recorder:         broadcaster.NewRecorder(scheme.Scheme, reportingController),
+		bitmap: &repairloop.StoredBitmap[int, int]{
+			Registry: bitmap,
+			Key:      portallocator.BitmapKey,
+			Range:    portRange.String(),
+			Noun:     "NodePort",
+			LogKey:   "port",
+			Decode: func(snap *api.RangeAllocation) (repairloop.Bitmap[int], error) {
+				return portallocator.NewFromSnapshot(snap)
+			},
+			Empty:   func() (repairloop.Bitmap[int], error) { return portallocator.NewInMemory(portRange) },
+			LeakKey: func(port int) int { return port },
+			Leaked:  func() { nodePortRepairPortErrors.WithLabelValues(errorTypeLeak).Inc() },
+		},
+		broadcaster: broadcaster,
+		recorder:    broadcaster.NewRecorder(scheme.Scheme, reportingController),
 	}
 }
 
@@ -101,15 +111,7 @@ func (r *Repair) RunUntil(onFirstSuccess func(), stopCh chan struct{}) {
 }
 
 // pass is the state of one pass.
-type pass struct {
-	// snap is the stored bitmap, rewritten with the rebuilt one on save.
-	snap *repairloop.Snapshot
-	// stored decodes snap.Bitmap; rebuilt collects the node ports of the Services.
-	stored  *portallocator.PortAllocator
-	rebuilt *portallocator.PortAllocator
-	// leaks is this pass's successor of Repair.leaks.
-	leaks repairloop.Leaks[int]
-}
+type pass = repairloop.BitmapPass[int, int]
 
 // runOnce rebuilds the bitmap from the Services and stores it.
 func (r *Repair) runOnce(ctx context.Context) error {
@@ -117,7 +119,7 @@ func (r *Repair) runOnce(ctx context.Context) error {
 	// the read either belongs to a listed Service or makes the write below
 	// conflict, and a port allocated before it whose Service is not listed yet
 	// is held by the leak grace.
-	p, err := r.read(ctx)
+	p, err := r.bitmap.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -132,73 +134,6 @@ func (r *Repair) runOnce(ctx context.Context) error {
 			return err
 		}
 	}
-	r.holdLeaks(ctx, p)
-	if err := r.save(ctx, p); err != nil {
-		return err
-	}
-	r.leaks = p.leaks
-	return nil
-}
-
-// read starts a pass: the stored bitmap and an empty one to rebuild.
-func (r *Repair) read(ctx context.Context) (*pass, error) {
-	snap, err := repairloop.Read(r.bitmap, r.portRange.String())
-	if err != nil {
-		return nil, fmt.Errorf("reading the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
-	}
-	p := &pass{snap: snap, leaks: repairloop.Leaks[int]{}}
-	if p.stored, err = portallocator.NewFromSnapshot(p.snap.Bitmap); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Stored NodePort bitmap cannot be read; rebuilding it from the Services",
-			"key", portallocator.BitmapKey, "storedRange", p.snap.Bitmap.Range, "range", r.portRange.String())
-		if p.stored, err = portallocator.NewInMemory(r.portRange); err != nil {
-			return nil, fmt.Errorf("creating an empty NodePort bitmap for %s: %w", r.portRange.String(), err)
-		}
-	}
-	if p.rebuilt, err = portallocator.NewInMemory(r.portRange); err != nil {
-		return nil, fmt.Errorf("creating the NodePort bitmap for %s: %w", r.portRange.String(), err)
-	}
-	return p, nil
-}
-
-// holdLeaks keeps, for their grace, the ports allocated in the stored bitmap
-// that no Service uses, and releases those whose grace has run out.
-func (r *Repair) holdLeaks(ctx context.Context, p *pass) {
-	logger := klog.FromContext(ctx)
-	var leaked []int
-	p.stored.ForEach(func(port int) {
-		if !p.rebuilt.Has(port) {
-			leaked = append(leaked, port)
-		}
-	})
-	for _, port := range leaked {
-		hold, seen := r.leaks.Observe(port, p.leaks)
-		if !hold {
-			nodePortRepairPortErrors.WithLabelValues(errorTypeLeak).Inc()
-			logger.Error(nil, "NodePort appears to have leaked: cleaning up", "port", port, "passes", seen)
-			continue
-		}
-		if seen == 1 {
-			logger.Error(nil, "NodePort may have leaked: flagging for later clean up", "port", port)
-		}
-		if err := p.rebuilt.Allocate(port); err != nil {
-			// Not counted: if it is a leak it is counted when its grace runs out.
-			logger.Error(err, "NodePort may have leaked, but cannot be held", "port", port)
-		}
-	}
-}
-
-// save stores the rebuilt bitmap unless it is what is stored already. A
-// concurrent change to the bitmap makes it fail with a conflict.
-func (r *Repair) save(ctx context.Context, p *pass) error {
-	if err := p.rebuilt.Snapshot(p.snap.Bitmap); err != nil {
-		return fmt.Errorf("encoding the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
-	}
-	wrote, err := p.snap.Save(r.bitmap)
-	if err != nil {
-		return fmt.Errorf("writing the NodePort bitmap %s: %w", portallocator.BitmapKey, err)
-	}
-	if wrote {
-		klog.FromContext(ctx).V(2).Info("Stored the repaired NodePort bitmap", "key", portallocator.BitmapKey, "range", p.snap.Bitmap.Range)
-	}
-	return nil
+	p.HoldLeaks(ctx)
+	return p.Save(ctx)
 }
