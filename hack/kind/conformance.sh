@@ -42,15 +42,7 @@
 # --cluster, no such cluster, no such --image) prints one line and exits 1 having created
 # nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/logs.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/e2e.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/suite.sh"
 
 apiserver=netfork
 topology=""

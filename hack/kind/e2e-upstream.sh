@@ -25,15 +25,7 @@
 #   --focus RE      replace the default focus; --skip RE replaces the default skip
 #   --keep          leave the cluster (netfork-upstream) up
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/logs.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/e2e.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/suite.sh"
 
 procs=2
 focus='\[sig-network\] (Services|Service CIDRs|ServiceCIDR and IPAddress API|EndpointSlice)|should have Endpoints and EndpointSlices pointing to API Server'

@@ -33,13 +33,7 @@
 #   --services N    Services kept through the run and checked (default 30)
 # NETFORK_CLUSTER_CHECK overrides the checker command (default: built from hack/cluster-check).
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/init.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/images.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/network.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/cluster.sh"
+source "${NETFORK_ROOT}/hack/kind/lib/suite.sh"
 
 name=netfork
 steps=upstream,netfork,netfork-dualstack,upstream
