@@ -12,8 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# netfork's Makefile only names the entry points; each target runs one hack/ script, which
-# is where the work (and its documentation) lives.
+# netfork's Makefile only names the entry points; each target runs one script of hack/ (build,
+# test, verify) or kind/ (the kind path), which is where the work (and its documentation) lives.
 
 SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
@@ -22,7 +22,7 @@ SHELL := /usr/bin/env bash
 # Variables the scripts read; set them on the command line, e.g. make test-unit VERBOSE=1.
 #   WHAT        build.sh: command dirs (cmd/local-up); test-*.sh: package patterns
 #   ARGS        run: arguments for local-up; after "--" they go to every kube-apiserver
-#               bench: arguments for hack/bench-services (e.g. ARGS=--full)
+#               bench: arguments for test/bench (e.g. ARGS=--full)
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
 #   NAME        kind-up/kind-down: cluster name (default netfork)
@@ -92,32 +92,32 @@ verify: ## Run every hack/verify-*.sh check (pins, gofmt, go mod tidy).
 
 .PHONY: kind-image
 kind-image: ## Build the kind node image netfork/kind-node:<version> offline (cached; see docs/kind.md).
-	hack/kind/image.sh
+	kind/image.sh
 
 .PHONY: kind-up
 kind-up: ## Create a contained kind cluster: make kind-up [NAME=netfork] [TOPOLOGY=single|dual|ha] [ARGS=...].
-	hack/kind/up.sh --name "$(or $(NAME),netfork)" --topology "$(or $(TOPOLOGY),single)" $(ARGS)
+	kind/up.sh --name "$(or $(NAME),netfork)" --topology "$(or $(TOPOLOGY),single)" $(ARGS)
 
 .PHONY: kind-down
 kind-down: ## Delete a kind-up cluster, its network and firewall rules: make kind-down [NAME=netfork].
-	hack/kind/down.sh --name "$(or $(NAME),netfork)"
+	kind/down.sh --name "$(or $(NAME),netfork)"
 
 .PHONY: test-e2e-kind
 test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, logs on failure, cluster deleted.
-	hack/kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
+	kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
 
 .PHONY: test-e2e-kind-upstream
 test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] Services, ServiceCIDRs) on a kind cluster.
-	hack/kind/e2e-upstream.sh $(ARGS)
+	kind/e2e-upstream.sh $(ARGS)
 
 .PHONY: test-conformance
 test-conformance: ## Upstream's conformance suite on a fresh kind cluster: [APISERVER=upstream] [TOPOLOGY=...] [FOCUS=...] [SKIP=...] [SHARD=I/N] [CLUSTER=...].
-	hack/kind/conformance.sh --apiserver "$${APISERVER:-netfork}" $(if $(TOPOLOGY),--topology "$(TOPOLOGY)") \
+	kind/conformance.sh --apiserver "$${APISERVER:-netfork}" $(if $(TOPOLOGY),--topology "$(TOPOLOGY)") \
 	  $${FOCUS:+--focus "$$FOCUS"} $${SKIP:+--skip "$$SKIP"} $${SHARD:+--shard "$$SHARD"} $${CLUSTER:+--cluster "$$CLUSTER"} $(ARGS)
 
 .PHONY: release-tarball
 release-tarball: ## Write _output/release/kubernetes-server-linux-amd64.tar.gz for kind build node-image --type file.
-	hack/kind/release-tarball.sh
+	kind/release-tarball.sh
 
 .PHONY: clean
 clean: ## Remove _output and hack/tools/bin.

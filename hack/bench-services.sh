@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# bench-services.sh builds and runs the Service-allocation benchmark (hack/bench-services)
+# bench-services.sh builds and runs the Service-allocation benchmark (test/bench)
 # against netfork's kube-apiserver from `make build` and upstream's at the release netfork
 # is pinned to, from hack/upstream-apiserver.sh (built once into _output/upstream/<version>),
 # unless $NETFORK_UPSTREAM_APISERVER names one. Arguments go to the benchmark, e.g.
@@ -30,10 +30,10 @@ upstream_apiserver="${NETFORK_UPSTREAM_APISERVER:-}"
 if [[ -z "${upstream_apiserver}" ]]; then
   upstream_apiserver="$(hack/upstream-apiserver.sh "$(netfork::gomod::k8s_version go.mod)")"
 fi
-netfork::run go build -o "${NETFORK_OUTPUT}/bin/bench-services" ./hack/bench-services
-# The chart is drawn by hack/bench-chart, a module of its own (gonum.org/v1/plot stays out of
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/bench-services" ./test/bench
+# The chart is drawn by test/bench/chart, a module of its own (gonum.org/v1/plot stays out of
 # the apiserver's module graph).
-netfork::run go -C hack/bench-chart build -o "${NETFORK_OUTPUT}/bin/bench-chart" .
+netfork::run go -C test/bench/chart build -o "${NETFORK_OUTPUT}/bin/bench-chart" .
 
 # exec, so Ctrl-C and SIGTERM reach the benchmark, which stops every process it started.
 exec "${NETFORK_OUTPUT}/bin/bench-services" \

@@ -14,7 +14,7 @@
 # limitations under the License.
 
 # bump-k8s.sh pins k8s.io/kubernetes and every staging module it replaces to ./staging
-# at one version, in go.mod and in hack/kind/node/go.mod, generating the replace block
+# at one version, in go.mod and in kind/node/go.mod, generating the replace block
 # from upstream's own go.mod so that no pin is ever typed by hand. Usage: hack/bump-k8s.sh v1.37.1
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
@@ -30,7 +30,7 @@ block="$(netfork::gomod::staging_pins "${version}" hack/bump-k8s.sh)"
 # as verify-kind-modules.sh checks): drop the old generated block, write the new one.
 tmp="$(mktemp)"
 trap 'rm -f "${tmp}"' EXIT
-for mod in go.mod hack/kind/node/go.mod; do
+for mod in go.mod kind/node/go.mod; do
   awk '/^\/\/ BEGIN staging pins/{skip=1} !skip{print} /^\/\/ END staging pins/{skip=0}' "${mod}" >"${tmp}"
   echo "${block}" >>"${tmp}"
   cat "${tmp}" >"${mod}"

@@ -27,7 +27,7 @@
 #                                                      the exit code is the tests'
 #   hack/local-up-netns.sh --down                      remove what a killed run left behind
 #
-# The topology is made here with iproute2; hack/local-up-netns (Go) starts etcd, the PKI
+# The topology is made here with iproute2; cmd/local-up-netns (Go) starts etcd, the PKI
 # and the apiservers in it and stops them by PID. Everything is removed on exit, on
 # failure and on Ctrl-C. It needs root and the `ip` command; where network namespaces
 # cannot be created, --test prints SKIP with the reason and exits 0, the other modes fail.
@@ -129,7 +129,7 @@ topology_up() {
   done
 }
 
-# host_flags names each host to hack/local-up-netns as namespace,IPv4,IPv6.
+# host_flags names each host to cmd/local-up-netns as namespace,IPv4,IPv6.
 host_flags() {
   local i
   for ((i = 1; i <= hosts; i++)); do
@@ -167,7 +167,7 @@ if [[ ! -x "${apiserver}" ]]; then
   netfork::log "${apiserver#"${NETFORK_ROOT}/"} is missing; run make build first"
   exit 1
 fi
-netfork::run go build -o "${NETFORK_OUTPUT}/bin/local-up-netns" ./hack/local-up-netns
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/local-up-netns" ./cmd/local-up-netns
 mkdir -p "${data_dir}"
 
 cluster_pid=""

@@ -16,7 +16,7 @@
 # test-e2e-gates.sh runs the feature-gate matrix: for every valid combination of
 # MultiCIDRServiceAllocator (M) x DisableAllocatorDualWrite (D) x DualStackAPIServer (S)
 # it starts one local-up of 3 apiservers with dual-stack ranges on the same data dir
-# (no --clean after the first), checks with hack/cluster-check that no Service was lost
+# (no --clean after the first), checks with test/cluster-check that no Service was lost
 # or changed its IPs since the previous combination (and no duplicates, IPAddresses,
 # bitmaps, the kubernetes Service's shape), runs the API suite of test/e2e with the
 # disruptive hook, and stops it. The invalid combination (M=false with D=false: there is
@@ -55,7 +55,7 @@ gates() {
 }
 
 netfork::run hack/build.sh
-netfork::run go build -o "${NETFORK_OUTPUT}/bin/cluster-check" ./hack/cluster-check
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/cluster-check" ./test/cluster-check
 trap netfork::localup::stop EXIT
 rm -rf "${work}" "${data_dir}"
 mkdir -p "${work}"

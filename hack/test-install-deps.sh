@@ -21,10 +21,10 @@
 # nothing. The container shares the host's network, since apt-get must reach Debian's
 # package mirror; nothing else in it talks to the network.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/common.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/preflight.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/build.sh"
-source "${NETFORK_ROOT}/hack/kind/lib/base.sh"
+source "${NETFORK_ROOT}/kind/lib/common.sh"
+source "${NETFORK_ROOT}/kind/lib/preflight.sh"
+source "${NETFORK_ROOT}/kind/lib/build.sh"
+source "${NETFORK_ROOT}/kind/lib/base.sh"
 
 [[ $# -eq 0 ]] || netfork::kind::die "test-install-deps.sh takes no arguments (DEBIAN_SUITE picks the release)"
 hack/install-deps.sh kind

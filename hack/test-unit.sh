@@ -13,8 +13,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# test-unit.sh runs the unit tests: every package of the module except those under test/,
-# which start apiservers and etcd and run from test-integration.sh and test-e2e.sh.
+# test-unit.sh runs the unit tests: every package of the module except the suites under
+# test/e2e, test/integration and test/fidelity, which start apiservers and etcd and run from
+# their own scripts. The harness programs under test/ (bench, upgrade, cluster-check,
+# conformance-compare) have unit tests of their own, and run here.
 # Every package runs with -race: the allocators, the etcd group commit, the repair loops and
 # the controllers are concurrent code. No -count=1, so unchanged packages come from the test
 # cache. WHAT="./pkg/..." narrows the packages; VERBOSE=1 adds -v; TIMEOUT sets the
@@ -30,7 +32,7 @@ read -r -a what <<<"${WHAT:-./...}"
 # -e lists packages that do not compile too, so go test reports their errors rather than
 # this script dropping them.
 mapfile -t pkgs < <(go list -e "${what[@]}" 2>/dev/null |
-  grep -Ev "^${module//./\\.}/test(/|$)" || true)
+  grep -Ev "^${module//./\\.}/test/(e2e|integration|fidelity)(/|$)" || true)
 if [[ ${#pkgs[@]} -eq 0 ]]; then
   netfork::log "no unit-test packages in ${what[*]} yet; nothing to test"
   exit 0
@@ -50,8 +52,8 @@ read -r -a extra <<<"${GOTESTFLAGS:-}"
 netfork::log "testing ${#pkgs[@]} packages"
 status=0
 netfork::run go test "${flags[@]}" "${extra[@]}" "${pkgs[@]}" || status=$?
-# The chart module (hack/bench-chart) is a module of its own; it runs with the whole suite.
+# The chart module (test/bench/chart) is a module of its own; it runs with the whole suite.
 if [[ -z "${WHAT:-}" ]]; then
-  netfork::run go -C hack/bench-chart test "${flags[@]}" "${extra[@]}" ./... || status=$?
+  netfork::run go -C test/bench/chart test "${flags[@]}" "${extra[@]}" ./... || status=$?
 fi
 exit "${status}"

@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# upgrade-downgrade.sh runs the upgrade/downgrade scenarios of hack/upgrade-downgrade
+# upgrade-downgrade.sh runs the upgrade/downgrade scenarios of test/upgrade
 # (a: upstream → netfork → back → netfork; b: KEP-1880 migration from the legacy bitmaps
 # and rollback, with one deliberately unsafe step that must raise
 # BitmapOnlyAPIServerDetected; c: dual-stack kubernetes Service with an upstream apiserver
@@ -48,7 +48,7 @@ for v in "${pinned}" "${versions[@]}"; do
   binaries+=(--binary "${v}=$(hack/upstream-apiserver.sh "${v}")")
 done
 netfork::run hack/build.sh
-netfork::run go build -o "${NETFORK_OUTPUT}/bin/upgrade-downgrade" ./hack/upgrade-downgrade
+netfork::run go build -o "${NETFORK_OUTPUT}/bin/upgrade-downgrade" ./test/upgrade
 read -r -a extra <<<"${UPGRADE_ARGS:-}"
 # exec, so Ctrl-C and SIGTERM reach the harness, which stops the local-up it started.
 exec "${NETFORK_OUTPUT}/bin/upgrade-downgrade" --local-up "${NETFORK_OUTPUT}/bin/local-up" \

@@ -13,25 +13,25 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# verify-kind-modules.sh checks the Go modules of the kind path: hack/kind/node pins the same
+# verify-kind-modules.sh checks the Go modules of the kind path: kind/node pins the same
 # k8s.io/kubernetes and staging versions as the main go.mod (its components must be the
-# release netfork's apiserver is built on), and hack/kind/node and hack/kind/coredns are tidy.
+# release netfork's apiserver is built on), and kind/node and kind/coredns are tidy.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
 
 failed=0
 main="$(netfork::gomod::k8s_version go.mod)"
-node="$(netfork::gomod::k8s_version hack/kind/node/go.mod)"
+node="$(netfork::gomod::k8s_version kind/node/go.mod)"
 if [[ "${main}" != "${node}" ]]; then
-  echo "hack/kind/node/go.mod: k8s.io/kubernetes ${node}, but go.mod has ${main}; copy the pin and the staging block"
+  echo "kind/node/go.mod: k8s.io/kubernetes ${node}, but go.mod has ${main}; copy the pin and the staging block"
   failed=1
 fi
 if ! diff <(sed -n '/^\/\/ BEGIN staging pins/,/^\/\/ END staging pins/p' go.mod) \
-  <(sed -n '/^\/\/ BEGIN staging pins/,/^\/\/ END staging pins/p' hack/kind/node/go.mod) >/dev/null; then
-  echo "hack/kind/node/go.mod: its staging pins block differs from go.mod's; copy go.mod's"
+  <(sed -n '/^\/\/ BEGIN staging pins/,/^\/\/ END staging pins/p' kind/node/go.mod) >/dev/null; then
+  echo "kind/node/go.mod: its staging pins block differs from go.mod's; copy go.mod's"
   failed=1
 fi
-for dir in hack/kind/node hack/kind/coredns; do
+for dir in kind/node kind/coredns; do
   if ! netfork::run go -C "${dir}" mod tidy -diff >/dev/null; then
     echo "${dir}/go.mod: not tidy; fix with: go -C ${dir} mod tidy"
     failed=1

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package cmdutil holds what netfork's small commands (cmd/local-up,
-// hack/bench-services, hack/local-up-netns) do alike before their real work:
+// test/bench, cmd/local-up-netns) do alike before their real work:
 // parse their flags, and split off the flags they pass on after "--".
 package cmdutil
 

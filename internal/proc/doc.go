@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package proc runs the kube-apiserver child processes of netfork's commands
-// (cmd/local-up, hack/local-up-netns, hack/bench-services) and test harnesses:
+// (cmd/local-up, cmd/local-up-netns, test/bench) and test harnesses:
 // it starts a child in its own process group that dies with its parent, stops
 // it with SIGTERM and then SIGKILL, explains an exit with one line of its log,
 // and waits for an apiserver's /readyz. It is the one copy of what each of

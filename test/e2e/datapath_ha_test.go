@@ -39,7 +39,7 @@ var _ = ginkgo.Describe("Data path: an apiserver stopping gracefully [KEP-1669]"
 	ginkgo.It("keeps every request of a pod polling the kubernetes Service answered, the apiserver serving and terminating until it leaves", func(ctx context.Context) {
 		hook := os.Getenv("NETFORK_E2E_HOOK")
 		if hook == "" {
-			ginkgo.Skip("NETFORK_E2E_HOOK is unset: stopping an apiserver needs the cluster's hook (make test-e2e-kind passes hack/kind/e2e-hook.sh)")
+			ginkgo.Skip("NETFORK_E2E_HOOK is unset: stopping an apiserver needs the cluster's hook (make test-e2e-kind passes kind/e2e-hook.sh)")
 		}
 		count, err := strconv.Atoi(strings.TrimSpace(dpHook(ctx, hook, "count")))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s count", hook)

@@ -32,7 +32,7 @@ import (
 )
 
 // dpClientImage is the image the data-path specs run their client and server pods from: it
-// needs sh, curl and socat. netfork's kind node image pre-loads it (hack/kind); elsewhere set
+// needs sh, curl and socat. netfork's kind node image pre-loads it (kind); elsewhere set
 // NETFORK_E2E_CLIENT_IMAGE to an image the cluster's nodes already hold.
 var dpClientImage = func() string {
 	if v := os.Getenv("NETFORK_E2E_CLIENT_IMAGE"); v != "" {

@@ -122,7 +122,7 @@ var _ = ginkgo.Describe("Data path: containment [KEP-1880]", ginkgo.Label("datap
 		_, log := dpRunPod(ctx, ns, dpPod("unallocated", nodes[0].Name, script, corev1.RestartPolicyNever))
 		// curl exits 7 when the connection is refused; 28 would be a timeout (dropped: kube-proxy's
 		// nftables mode drops such traffic, so the refusal is netfork's node rule, see
-		// hack/kind/lib/network.sh) and 0 an answer from something outside the cluster.
+		// kind/lib/network.sh) and 0 an answer from something outside the cluster.
 		gomega.Expect(log).To(gomega.HaveSuffix(" exit=7\n"), "connection to unallocated ClusterIP %s was not refused", ip)
 	})
 })

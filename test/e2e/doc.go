@@ -32,7 +32,7 @@ limitations under the License.
 //
 // Disruptive specs stop and start apiservers through an executable named by
 // $NETFORK_E2E_HOOK, which the harness that made the cluster provides
-// (hack/local-up-hook.sh for local-up, hack/kind's for kind). Without it they
+// (hack/local-up-hook.sh for local-up, kind's for kind). Without it they
 // skip with a message. The contract:
 //
 //	$NETFORK_E2E_HOOK count        prints the number of apiservers (N), nothing else on stdout

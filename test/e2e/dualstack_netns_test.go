@@ -37,7 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/netfork/netfork/internal/clustercheck"
+	"github.com/netfork/netfork/test/internal/clustercheck"
 )
 
 const (

@@ -32,7 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
-	"github.com/netfork/netfork/internal/clustercheck"
+	"github.com/netfork/netfork/test/internal/clustercheck"
 )
 
 const (

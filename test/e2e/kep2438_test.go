@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/netfork/netfork/internal/clustercheck"
+	"github.com/netfork/netfork/test/internal/clustercheck"
 )
 
 // familiesEnv optionally tells the suite whether the apiservers advertise one address

@@ -53,7 +53,7 @@ func advertiseAddress(i int) string {
 
 // advertiseAddressV6 is apiserver i's IPv6 address in the kubernetes Service when it
 // advertises a pair: fd6e:6574:6c75::(i+1), in a ULA /64 of netfork's choosing that
-// hack/local-up-netns does not use; local-up never sends traffic there either.
+// cmd/local-up-netns does not use; local-up never sends traffic there either.
 func advertiseAddressV6(i int) string {
 	return fmt.Sprintf("fd6e:6574:6c75::%x", i+1)
 }

@@ -23,7 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/netfork/netfork/internal/tcpproxy"
+	"github.com/netfork/netfork/cmd/internal/tcpproxy"
 )
 
 // frontDialTimeout bounds a connection attempt to one apiserver before the next is tried.

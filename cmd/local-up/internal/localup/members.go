@@ -25,9 +25,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/netfork/netfork/cmd/internal/tcpproxy"
 	"github.com/netfork/netfork/internal/pki"
 	"github.com/netfork/netfork/internal/proc"
-	"github.com/netfork/netfork/internal/tcpproxy"
 )
 
 const (

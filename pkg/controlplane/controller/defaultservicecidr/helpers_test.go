@@ -34,7 +34,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	netutils "k8s.io/utils/net"
 
-	"github.com/netfork/netfork/internal/fakewatch"
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
 )
 

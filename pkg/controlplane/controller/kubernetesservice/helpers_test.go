@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	netutils "k8s.io/utils/net"
 
-	"github.com/netfork/netfork/internal/fakewatch"
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/reconcilers"
 )
 

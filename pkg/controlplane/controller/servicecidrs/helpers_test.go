@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/netfork/netfork/internal/fakewatch"
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/fakewatch"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
 )
 

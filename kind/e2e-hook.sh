@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Copyright 2026 The netfork Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# e2e-hook.sh is the disruption hook of test/e2e (NETFORK_E2E_HOOK) for a kind cluster: it stops
+# and starts the kube-apiserver of one control-plane node by moving its static-pod manifest out
+# of and back into kubelet's manifest folder, which is how kubelet stops a static pod: SIGTERM,
+# then the pod's grace period.
+#   e2e-hook.sh count         print the number of apiservers (control-plane nodes)
+#   e2e-hook.sh stop INDEX    stop apiserver INDEX (0-based, kind's node order); returns once it exited
+#   e2e-hook.sh start INDEX   start it again; returns once its /readyz is ok
+# NETFORK_KIND_NAME names the cluster (default netfork).
+source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
+source "${NETFORK_ROOT}/kind/lib/common.sh"
+source "${NETFORK_ROOT}/kind/lib/network.sh"
+source "${NETFORK_ROOT}/kind/lib/cluster.sh"
+
+name="${NETFORK_KIND_NAME:-netfork}"
+mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
+[[ ${#nodes[@]} -gt 0 ]] || netfork::kind::die "cluster ${name} has no control-plane node (NETFORK_KIND_NAME)"
+stopped=/etc/kubernetes/kube-apiserver.yaml.stopped
+
+node_at() {
+  [[ "$1" =~ ^[0-9]+$ && "$1" -lt ${#nodes[@]} ]] || netfork::kind::die "index $1: cluster ${name} has apiservers 0 to $((${#nodes[@]} - 1))"
+  echo "${nodes[$1]}"
+}
+
+case "${1:-}" in
+  count)
+    echo "${#nodes[@]}"
+    ;;
+  stop)
+    node="$(node_at "${2:-}")"
+    pid="$(netfork::kind::apiserver_pid "${node}")"
+    if docker exec "${node}" test -f "${APISERVER_MANIFEST}"; then
+      docker exec "${node}" mv "${APISERVER_MANIFEST}" "${stopped}"
+    fi
+    start=${SECONDS}
+    while [[ -n "${pid}" ]] && docker exec "${node}" kill -0 "${pid}" 2>/dev/null; do
+      ((SECONDS - start < 180)) || netfork::kind::die "${node}: kube-apiserver (pid ${pid}) still running after 180s"
+      sleep 0.2
+    done
+    netfork::log "${node}: kube-apiserver stopped after $((SECONDS - start))s"
+    ;;
+  start)
+    node="$(node_at "${2:-}")"
+    if docker exec "${node}" test -f "${stopped}"; then
+      docker exec "${node}" mv "${stopped}" "${APISERVER_MANIFEST}"
+    fi
+    netfork::kind::wait_apiserver "${node}" ""
+    netfork::log "${node}: kube-apiserver ready"
+    ;;
+  *)
+    netfork::kind::die "usage: e2e-hook.sh count | stop INDEX | start INDEX"
+    ;;
+esac
