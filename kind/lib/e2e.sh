@@ -143,17 +143,61 @@ netfork::kind::node_binary() {
   esac
 }
 
+# NETFORK_KIND_IMPORTED is the file in a node that records the images netfork::kind::load_images
+# imported into it, a line "<config digest> <reference>" each.
+NETFORK_KIND_IMPORTED=/var/lib/netfork/imported-images
+
+# netfork::kind::archive_images prints a line "<config digest> <reference>" for each tag of each
+# image in docker-save archive $1, the reference as containerd names it (docker.io/library/ before
+# a bare name, docker.io/ before a name without a registry).
+netfork::kind::archive_images() {
+  tar -xOf "$1" manifest.json | jq -r '
+    def ref: split("/") as $p
+      | if ($p | length) == 1 then "docker.io/library/" + .
+        elif ($p[0] | test("[.:]")) or $p[0] == "localhost" then .
+        else "docker.io/" + . end;
+    .[] | (.Config | sub("^blobs/sha256/"; "") | sub("[.]json$"; "")) as $config
+      | .RepoTags[]? | "sha256:\($config) \(ref)"'
+}
+
+# netfork::kind::holds_images reports whether a node holds every image of lines $1 (as
+# archive_images prints them): each line is in its record $2 (NETFORK_KIND_IMPORTED) and each
+# reference among its images $3 (ctr images ls -q). An archive with no tagged image is never held.
+netfork::kind::holds_images() {
+  local line
+  [[ -n "$1" ]] || return 1
+  while IFS= read -r line; do
+    grep -qFx -- "${line}" <<<"$2" && grep -qFx -- "${line#* }" <<<"$3" || return 1
+  done <<<"$1"
+}
+
 # netfork::kind::load_images imports image archives into every node of cluster $1, pinned
 # (load_archive) so that kubelet's image garbage collection never removes them: nothing could
-# pull them back.
+# pull them back. An archive whose images a node already holds, by the record of earlier
+# imports in the node (NETFORK_KIND_IMPORTED) and the node's own image list, is not imported
+# again: a run on a reused cluster (conformance.sh --cluster) loads only what changed.
 netfork::kind::load_images() {
-  local name="$1" node archive
+  local name="$1" node archive imported images skipped
   shift
+  local -A want=()
+  for archive in "$@"; do
+    want["${archive}"]="$(netfork::kind::archive_images "${archive}")"
+  done
   for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${name}" --filter "label=io.x-k8s.kind.role" --format '{{.Names}}'); do
     [[ "$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.role"}}' "${node}")" == external-load-balancer ]] && continue
+    imported="$(docker exec "${node}" cat "${NETFORK_KIND_IMPORTED}" 2>/dev/null || true)"
+    images="$(docker exec "${node}" ctr -n k8s.io images ls -q)"
+    skipped=0
     for archive in "$@"; do
+      if netfork::kind::holds_images "${want[${archive}]}" "${imported}" "${images}"; then
+        skipped=$((skipped + 1))
+        continue
+      fi
       netfork::kind::load_archive "${node}" "${archive}"
+      [[ -z "${want[${archive}]}" ]] ||
+        docker exec -i "${node}" sh -c "mkdir -p '${NETFORK_KIND_IMPORTED%/*}' && cat >>'${NETFORK_KIND_IMPORTED}'" <<<"${want[${archive}]}"
     done
+    netfork::log "${node}: imported $(($# - skipped)) image archives, $((skipped)) already there"
   done
 }
 
