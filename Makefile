@@ -74,6 +74,10 @@ test-upgrade: ## Run the upgrade/downgrade scenarios with real upstream binaries
 test-e2e-ci: ## What CI runs after make test: the e2e suite, the gate matrix and the pinned release's upgrade scenarios, on local-up.
 	hack/test-e2e-ci.sh
 
+.PHONY: test-fidelity
+test-fidelity: ## Run one Service scenario on netfork and on upstream's binary; fail on a difference test/fidelity/differences.yaml does not list.
+	hack/test-fidelity.sh
+
 .PHONY: test-netns
 test-netns: build ## Run the netns e2e specs on 3 dual-stack apiservers in network namespaces (root; else SKIP).
 	hack/local-up-netns.sh --test

@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// Environment of the scenario test; hack/test-fidelity.sh sets them.
+const (
+	// upstreamEnv names upstream's kube-apiserver of the pinned release; unset, the test skips.
+	upstreamEnv = "NETFORK_FIDELITY_UPSTREAM"
+	// netforkEnv names netfork's kube-apiserver (default _output/bin/kube-apiserver).
+	netforkEnv = "NETFORK_FIDELITY_NETFORK"
+	// localUpEnv names local-up (default _output/bin/local-up).
+	localUpEnv = "NETFORK_FIDELITY_LOCAL_UP"
+	// outEnv is where each run's data dir, logs and normalized observations stay
+	// (default a temporary directory).
+	outEnv = "NETFORK_FIDELITY_OUT"
+)
+
+// differencesFile lists the accepted differences with their reasons.
+const differencesFile = "differences.yaml"
+
+// scenarioTimeout bounds one run of the scenario, local-up's start included.
+const scenarioTimeout = 5 * time.Minute
+
+func TestFidelity(t *testing.T) {
+	upstream := os.Getenv(upstreamEnv)
+	if upstream == "" {
+		t.Skipf("$%s is not set: make test-fidelity (hack/test-fidelity.sh) builds upstream's kube-apiserver and sets it", upstreamEnv)
+	}
+	netfork := envOr(netforkEnv, "../../_output/bin/kube-apiserver")
+	localUp := envOr(localUpEnv, "../../_output/bin/local-up")
+	out := envOr(outEnv, t.TempDir())
+	list, err := readAccepted(differencesFile)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	rec := startRecorder(t)
+	// One port for both: the kubernetes Service's targetPort is the apiserver's port.
+	port, err := freePort()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+
+	nfKeys, nf := observe(t, "netfork", localUp, netfork, rec, port, out)
+	upKeys, up := observe(t, "upstream", localUp, upstream, rec, port, out)
+	diffs := group(compare(nfKeys, nf, upKeys, up))
+	writeDiffs(t, filepath.Join(out, "differences.txt"), diffs)
+	if unlisted, stale := check(diffs, list); len(unlisted)+len(stale) > 0 {
+		writeUnlisted(t, filepath.Join(out, "unlisted.yaml"), unlisted)
+		t.Fatalf("%s(observations in %s; the unlisted differences as YAML in unlisted.yaml)", report(unlisted, stale, "test/fidelity/"+differencesFile), out)
+	}
+	t.Logf("%d normalized difference(s) between netfork and upstream, each listed in %s with its reason", len(diffs), differencesFile)
+}
+
+// observe runs the scenario on a fresh local-up with binary and returns what every
+// observer saw, normalized; the normalized observations stay in out/NAME.txt.
+func observe(t *testing.T, name, localUp, binary string, rec *recorder, port int, out string) ([]string, map[string]leaves) {
+	t.Helper()
+	dir := filepath.Join(out, name)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("%v", err)
+	}
+	auditLog := filepath.Join(dir, "audit.log")
+	flags, err := apiserverFlags(auditLog)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
+	defer cancel()
+
+	c, stop := startLocalUp(t, localUp, binary, filepath.Join(dir, "local-up"), port, flags)
+	defer stop()
+	r := &run{t: t, cluster: c}
+	r.admin = kubernetes.NewForConfigOrDie(c.config)
+	r.user = kubernetes.NewForConfigOrDie(userConfig(c.config))
+	r.setUp(ctx, rec)
+	watchers := r.startWatches(ctx)
+	r.runSteps(ctx)
+	records := append([]record(nil), r.client...)
+	records = append(records, r.finishWatches(ctx, watchers)...)
+	records = append(records, r.admissionRecords(rec)...)
+	records = append(records, r.auditRecords(auditLog)...)
+	records = append(records, r.etcd...)
+
+	keys, values := normalize(records)
+	writeObservations(t, filepath.Join(out, name+".txt"), keys, values)
+	return keys, values
+}
+
+// apiserverFlags are the flags both apiservers get after local-up's defaults.
+func apiserverFlags(auditLog string) ([]string, error) {
+	abs := func(name string) (string, error) { return filepath.Abs(filepath.Join("testdata", name)) }
+	policy, err := abs("audit-policy.yaml")
+	if err != nil {
+		return nil, err
+	}
+	encryption, err := abs("encryption.yaml")
+	if err != nil {
+		return nil, err
+	}
+	return []string{
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + auditLog,
+		"--encryption-provider-config=" + encryption,
+		"-v=4",
+	}, nil
+}
+
+// freePort is a loopback port free now, for local-up's apiserver.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// writeObservations keeps a run's normalized observations, one leaf a line.
+func writeObservations(t *testing.T, path string, keys []string, values map[string]leaves) {
+	t.Helper()
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s\n", k)
+		for _, p := range sortedKeys(values[k]) {
+			fmt.Fprintf(&b, "    %s: %s\n", p, values[k][p])
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("writing %s: %v", path, err)
+	}
+}
+
+// writeDiffs keeps every normalized difference, listed or not.
+func writeDiffs(t *testing.T, path string, diffs []difference) {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range diffs {
+		fmt.Fprintf(&b, "%s\n", d)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("writing %s: %v", path, err)
+	}
+}
+
+// writeUnlisted keeps the unlisted differences as an entry of differences.yaml to edit.
+func writeUnlisted(t *testing.T, path string, unlisted []difference) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(unlistedYAML(unlisted)), 0o644); err != nil {
+		t.Errorf("writing %s: %v", path, err)
+	}
+}

@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestNormalizeKeepsEqualityNotValues checks that two runs that differ only in addresses,
+// UIDs, times and resource versions normalize to the same leaves, and that a real
+// difference survives.
+func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
+	runOf := func(ip, uid, rv, when, message string) []record {
+		return []record{
+			{key: []string{"client", "create", "create Service a"}, value: map[string]any{"object": map[string]any{
+				"metadata": map[string]any{"name": "a", "uid": uid, "resourceVersion": rv, "creationTimestamp": when},
+				"spec":     map[string]any{"clusterIPs": []any{ip}},
+			}}},
+			{key: []string{"watch", "create", "ipaddresses", "ADDED", "/" + ip}, value: map[string]any{"message": message + " " + ip + " for " + uid}},
+		}
+	}
+	aKeys, a := normalize(runOf("10.96.1.2", "0a6b3c1e-1111-4222-8333-444455556666", "17", "2026-01-02T03:04:05Z", "took 3.5ms"))
+	bKeys, b := normalize(runOf("10.96.200.7", "9f9e9d9c-aaaa-4bbb-8ccc-ddddeeeeffff", "912", "2026-07-08T09:10:11Z", "took 12s"))
+	if diffs := compare(aKeys, a, bKeys, b); len(diffs) != 0 {
+		t.Fatalf("runs that differ only in what is normalized show differences: %v", diffs)
+	}
+	want := leaves{"message": "took <duration> <ip-1> for <uid:a>"}
+	if got := b["watch | create | ipaddresses | ADDED | /<ip-1>"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("normalized watch record = %v, want %v", got, want)
+	}
+
+	_, c := normalize(runOf("fd00:10:96::2b", "0a6b3c1e-1111-4222-8333-444455556666", "17", "2026-01-02T03:04:05Z", "refused"))
+	diffs := compare(aKeys, a, aKeys, c)
+	if len(diffs) != 1 || diffs[0].Netfork != "took <duration> <ip-1> for <uid:a>" || diffs[0].Upstream != "refused <ip-1> for <uid:a>" {
+		t.Errorf("a changed message shows as %v, want one difference of the message", diffs)
+	}
+}
+
+// TestCheckFailsOnUnlistedAndStale checks that the list must match the differences both ways.
+func TestCheckFailsOnUnlistedAndStale(t *testing.T) {
+	shown := difference{Key: "client | x | create Service a | code", Netfork: "500", Upstream: "422"}
+	other := difference{Key: "audit | x | create | ipaddresses", Netfork: absent, Upstream: "{}"}
+	list := []accepted{{Reason: "r", Differences: []difference{shown, other}}}
+
+	if unlisted, stale := check([]difference{shown, other}, list); len(unlisted)+len(stale) != 0 {
+		t.Errorf("every difference listed: unlisted %v, stale %v", unlisted, stale)
+	}
+	changed := shown
+	changed.Netfork = "422 "
+	unlisted, stale := check([]difference{changed, other}, list)
+	if !reflect.DeepEqual(unlisted, []difference{changed}) || !reflect.DeepEqual(stale, []difference{shown}) {
+		t.Errorf("a changed value: unlisted %v, stale %v; want the new one unlisted and the old one stale", unlisted, stale)
+	}
+	msg := report(unlisted, stale, "differences.yaml")
+	for _, want := range []string{"1 difference(s) between netfork and upstream that differences.yaml does not list", "netfork:  422 ", "no longer show", "reason:"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("report lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+// TestGroupFoldsSteps checks that one difference shown in several steps is listed once,
+// naming them, and that a different value stays apart.
+func TestGroupFoldsSteps(t *testing.T) {
+	got := group([]difference{
+		{Key: "admission | create-a | CREATE | /<ip-1> | options.kind", Netfork: absent, Upstream: "CreateOptions"},
+		{Key: "admission | create-b | CREATE | /<ip-2> | options.kind", Netfork: absent, Upstream: "CreateOptions"},
+		{Key: "admission | create-b | CREATE | /<ip-3> | family", Netfork: absent, Upstream: "IPv6 <ip-3>"},
+		{Key: "admission | create-a | CREATE | /<ip-1> | family", Netfork: absent, Upstream: "IPv4 <ip-1>"},
+		{Key: "admission | create-c | CREATE | /<ip-3> | options.kind", Netfork: "CreateOptions", Upstream: "CreateOptions "},
+	})
+	want := []difference{
+		{Key: "admission | * | CREATE | /<ip-N> | options.kind", Steps: "create-a, create-b", Netfork: absent, Upstream: "CreateOptions"},
+		{Key: "admission | * | CREATE | /<ip-N> | family", Steps: "create-b, create-a", Netfork: absent, Upstream: "IPvN <ip-N>"},
+		{Key: "admission | * | CREATE | /<ip-N> | options.kind", Steps: "create-c", Netfork: "CreateOptions", Upstream: "CreateOptions "},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("group = %v, want %v", got, want)
+	}
+}
+
+// TestDifferencesFileReads checks the checked-in list parses and gives every entry a reason.
+func TestDifferencesFileReads(t *testing.T) {
+	if _, err := readAccepted(differencesFile); err != nil {
+		t.Fatal(err)
+	}
+}

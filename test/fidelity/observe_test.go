@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+)
+
+// watcher keeps the events of one watch started before the scenario.
+type watcher struct {
+	resource string
+	w        watch.Interface
+	done     chan struct{}
+
+	mu     sync.Mutex
+	events []watch.Event
+}
+
+// startWatches watches Services and IPAddresses from the revision the cluster is at now.
+func (r *run) startWatches(ctx context.Context) []*watcher {
+	rv := strconv.FormatInt(r.revision(ctx), 10)
+	opts := metav1.ListOptions{ResourceVersion: rv}
+	services, err := r.admin.CoreV1().Services("").Watch(ctx, opts)
+	if err != nil {
+		r.t.Fatalf("watching Services: %v", err)
+	}
+	addresses, err := r.admin.NetworkingV1().IPAddresses().Watch(ctx, opts)
+	if err != nil {
+		services.Stop()
+		r.t.Fatalf("watching IPAddresses: %v", err)
+	}
+	watchers := []*watcher{
+		{resource: "services", w: services, done: make(chan struct{})},
+		{resource: "ipaddresses", w: addresses, done: make(chan struct{})},
+	}
+	for _, w := range watchers {
+		go w.collect()
+		r.t.Cleanup(w.w.Stop)
+	}
+	return watchers
+}
+
+func (w *watcher) collect() {
+	defer close(w.done)
+	for e := range w.w.ResultChan() {
+		w.mu.Lock()
+		w.events = append(w.events, e)
+		w.mu.Unlock()
+	}
+}
+
+// saw reports whether an event for an object named name (or whose parent is) arrived.
+func (w *watcher) saw(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.events {
+		switch o := e.Object.(type) {
+		case *corev1.Service:
+			if o.Name == name {
+				return true
+			}
+		case *networkingv1.IPAddress:
+			if o.Spec.ParentRef != nil && o.Spec.ParentRef.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finishWatches creates a sentinel Service after the last step, waits until both watches
+// delivered its events (every event of the scenario came before them), stops the watches
+// and returns their records.
+func (r *run) finishWatches(ctx context.Context, watchers []*watcher) []record {
+	const sentinel = "zz-sentinel"
+	// kube-system has no quota, and the scenario filled default's.
+	sentinelService := service(sentinel, nil)
+	sentinelService.Namespace = metav1.NamespaceSystem
+	if _, err := r.admin.CoreV1().Services(metav1.NamespaceSystem).Create(ctx, sentinelService, metav1.CreateOptions{}); err != nil {
+		r.t.Fatalf("creating the sentinel Service: %v", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return watchers[0].saw(sentinel) && watchers[1].saw(sentinel), nil
+	})
+	if err != nil {
+		r.t.Fatalf("the watches never delivered the sentinel Service and its IPAddress: %v", err)
+	}
+	var records []record
+	for _, w := range watchers {
+		w.mu.Lock()
+		for _, e := range w.events {
+			records = append(records, r.watchRecord(w.resource, e)...)
+		}
+		w.mu.Unlock()
+		// An open watch holds the apiserver's shutdown for up to a minute.
+		w.w.Stop()
+		<-w.done
+	}
+	return records
+}
+
+// watchRecord attributes an event to the step whose revisions hold its object's.
+func (r *run) watchRecord(resource string, e watch.Event) []record {
+	obj, ok := e.Object.(metav1.Object)
+	if !ok {
+		return []record{{key: []string{"watch", "", resource, string(e.Type)}, value: toJSON(e.Object)}}
+	}
+	rv, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	if err != nil {
+		r.t.Errorf("%s watch event with resourceVersion %q", resource, obj.GetResourceVersion())
+	}
+	step := r.stepOfRevision(rv)
+	if step == "" {
+		return nil
+	}
+	return []record{{key: []string{"watch", step, resource, string(e.Type), obj.GetNamespace() + "/" + obj.GetName()}, value: toJSON(e.Object)}}
+}
+
+// admissionRecords are the recorder's requests made during a step; each request's UID is
+// new per request and dropped.
+func (r *run) admissionRecords(rec *recorder) []record {
+	var records []record
+	for _, c := range rec.take() {
+		step := r.stepAt(c.at)
+		if step == "" {
+			continue
+		}
+		req := c.request.DeepCopy()
+		req.UID = ""
+		records = append(records, record{
+			key:   []string{"admission", step, c.phase, string(req.Operation), req.Resource.Resource, req.Namespace + "/" + req.Name},
+			value: toJSON(req),
+		})
+	}
+	return records
+}
+
+// auditRecords are the audit events of the writes made during a step; the audit ID is new
+// per request and dropped.
+func (r *run) auditRecords(path string) []record {
+	f, err := os.Open(path)
+	if err != nil {
+		r.t.Fatalf("reading the audit log: %v", err)
+	}
+	defer f.Close()
+	var records []record
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 1<<20), 1<<24)
+	for scanner.Scan() {
+		var e auditv1.Event
+		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+			r.t.Fatalf("audit log line %q: %v", scanner.Text(), err)
+		}
+		step := r.stepAt(e.StageTimestamp.Time)
+		if step == "" || e.ObjectRef == nil {
+			continue
+		}
+		e.AuditID = ""
+		user := e.User.Username
+		if e.ImpersonatedUser != nil {
+			user = e.ImpersonatedUser.Username
+		}
+		records = append(records, record{
+			key:   []string{"audit", step, e.Verb, e.ObjectRef.Resource, e.ObjectRef.Namespace + "/" + e.ObjectRef.Name, user},
+			value: toJSON(e),
+		})
+	}
+	if err := scanner.Err(); err != nil {
+		r.t.Fatalf("reading the audit log: %v", err)
+	}
+	return records
+}

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/netfork/netfork/internal/pki"
+)
+
+// webhookPaths are the recorder's two endpoints, one per admission phase.
+const (
+	mutatingPath   = "/mutate"
+	validatingPath = "/validate"
+)
+
+// admissionCall is one AdmissionReview the recorder received, with when and on which path.
+type admissionCall struct {
+	at      time.Time
+	phase   string
+	request *admissionv1.AdmissionRequest
+}
+
+// recorder is an admission webhook on loopback TLS that allows everything and keeps
+// every request it is sent.
+type recorder struct {
+	url      string
+	caBundle []byte
+	server   *http.Server
+
+	mu    sync.Mutex
+	calls []admissionCall
+}
+
+// startRecorder serves the webhook with a serving cert of a CA of its own until the test ends.
+func startRecorder(t *testing.T) *recorder {
+	t.Helper()
+	p, err := pki.Ensure(t.TempDir(), pki.DefaultServingSANs(nil, nil))
+	if err != nil {
+		t.Fatalf("webhook PKI: %v", err)
+	}
+	cert, err := tls.LoadX509KeyPair(p.ServingCert, p.ServingKey)
+	if err != nil {
+		t.Fatalf("webhook serving cert: %v", err)
+	}
+	ca, err := os.ReadFile(p.CACert)
+	if err != nil {
+		t.Fatalf("webhook CA: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("webhook listener: %v", err)
+	}
+	r := &recorder{url: "https://" + ln.Addr().String(), caBundle: ca}
+	mux := http.NewServeMux()
+	mux.HandleFunc(mutatingPath, r.handler("mutating"))
+	mux.HandleFunc(validatingPath, r.handler("validating"))
+	r.server = &http.Server{Handler: mux, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := r.server.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("webhook server: %v", err)
+		}
+	}()
+	t.Cleanup(func() { _ = r.server.Close() })
+	return r
+}
+
+// handler records the review and allows it.
+func (r *recorder) handler(phase string) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		review := &admissionv1.AdmissionReview{}
+		if err == nil {
+			err = json.Unmarshal(body, review)
+		}
+		if err != nil || review.Request == nil {
+			http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		r.calls = append(r.calls, admissionCall{at: time.Now(), phase: phase, request: review.Request})
+		r.mu.Unlock()
+		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		review.Request = nil
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(review)
+	}
+}
+
+// take returns the calls received so far and forgets them.
+func (r *recorder) take() []admissionCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	calls := r.calls
+	r.calls = nil
+	return calls
+}
+
+// seen reports whether a call for the named object arrived on phase.
+func (r *recorder) seen(phase, name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.calls {
+		if c.phase == phase && c.request.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,313 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+// userName is who the scenario's requests come from: an ordinary cluster-admin, not
+// system:masters, so its requests are classified, audited and admitted as a user's.
+const userName = "fidelity-user"
+
+// step is one action of the scenario; what it causes is attributed to it.
+type step struct {
+	name string
+	do   func(ctx context.Context, r *run)
+}
+
+// window is when a step ran and the etcd revision the cluster had reached once it ended.
+type window struct {
+	name       string
+	start, end time.Time
+	revision   int64
+}
+
+// run is one pass of the scenario on one cluster.
+type run struct {
+	t       *testing.T
+	cluster *cluster
+	admin   kubernetes.Interface
+	user    kubernetes.Interface
+	windows []window
+	// client holds one record per call the scenario made; etcd the raw values read.
+	client []record
+	etcd   []record
+}
+
+// steps is the scenario: creates of single and dual-stack Services, a dry run, creates
+// whose IPAddress the policy refuses, a create over quota, deletes, one of them with its
+// IPAddress's delete refused, and etcd read after the creates and after the deletes.
+var steps = []step{
+	{"create-single", func(ctx context.Context, r *run) { r.create(ctx, service("single", nil), false) }},
+	{"create-dual", func(ctx context.Context, r *run) { r.create(ctx, service("dual", dualStack), false) }},
+	{"create-dry-run", func(ctx context.Context, r *run) { r.create(ctx, service("dry", dualStack), true) }},
+	{"create-refused-by-policy", func(ctx context.Context, r *run) { r.create(ctx, service("deny-single", nil), false) }},
+	{"create-dual-refused-by-policy", func(ctx context.Context, r *run) { r.create(ctx, service("deny-dual", dualStack), false) }},
+	{"create-keep", func(ctx context.Context, r *run) { r.create(ctx, service("keep-single", nil), false) }},
+	{"etcd-after-creates", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-creates") }},
+	{"create-over-quota", func(ctx context.Context, r *run) { r.create(ctx, service("over-quota", nil), false) }},
+	{"delete-single", func(ctx context.Context, r *run) { r.delete(ctx, "single") }},
+	{"delete-dual", func(ctx context.Context, r *run) { r.delete(ctx, "dual") }},
+	{"delete-release-refused-by-policy", func(ctx context.Context, r *run) { r.delete(ctx, "keep-single") }},
+	{"etcd-after-deletes", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-deletes") }},
+}
+
+// servicesQuota is the quota on Services in "default": the kubernetes Service and the
+// scenario's three kept Services fill it, so "over-quota" is refused.
+const servicesQuota = 4
+
+var dualStack = func(s *corev1.Service) {
+	policy := corev1.IPFamilyPolicyRequireDualStack
+	s.Spec.IPFamilyPolicy = &policy
+}
+
+func service(name string, mutate func(*corev1.Service)) *corev1.Service {
+	s := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
+		Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}},
+		},
+	}
+	if mutate != nil {
+		mutate(s)
+	}
+	return s
+}
+
+// create records a create of svc as the user sees it.
+func (r *run) create(ctx context.Context, svc *corev1.Service, dryRun bool) {
+	opts := metav1.CreateOptions{}
+	action := "create Service " + svc.Name
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+		action += " (dry run)"
+	}
+	got, err := r.user.CoreV1().Services(svc.Namespace).Create(ctx, svc, opts)
+	r.record(action, got, err)
+}
+
+// delete records a delete of Service name as the user sees it.
+func (r *run) delete(ctx context.Context, name string) {
+	err := r.user.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
+	r.record("delete Service "+name, nil, err)
+}
+
+// record keeps a call's outcome: the object returned, or the error's status with its causes.
+func (r *run) record(action string, obj runtime.Object, err error) {
+	value := map[string]any{}
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		value["outcome"] = "success"
+		if obj != nil {
+			value["object"] = toJSON(obj)
+		}
+	case errors.As(err, &status):
+		s := status.Status()
+		value["code"] = s.Code
+		value["reason"] = string(s.Reason)
+		value["message"] = s.Message
+		if s.Details != nil {
+			value["causes"] = toJSON(s.Details.Causes)
+		}
+	default:
+		value["error"] = err.Error()
+	}
+	step := r.windows[len(r.windows)-1].name
+	r.client = append(r.client, record{key: []string{"client", step, action}, value: toJSON(value)})
+}
+
+// runSteps runs the scenario, noting each step's window and the revision it ended at.
+func (r *run) runSteps(ctx context.Context) {
+	for _, s := range steps {
+		r.windows = append(r.windows, window{name: s.name, start: time.Now()})
+		s.do(ctx, r)
+		w := &r.windows[len(r.windows)-1]
+		w.revision = r.revision(ctx)
+		w.end = time.Now()
+	}
+}
+
+// revision is etcd's current revision as the apiserver reports it for a quorum list.
+func (r *run) revision(ctx context.Context) int64 {
+	list, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		r.t.Fatalf("listing Services for the current revision: %v", err)
+	}
+	rv, err := strconv.ParseInt(list.ResourceVersion, 10, 64)
+	if err != nil {
+		r.t.Fatalf("list resourceVersion %q: %v", list.ResourceVersion, err)
+	}
+	return rv
+}
+
+// stepAt names the step whose window holds t, "" outside every step.
+func (r *run) stepAt(t time.Time) string {
+	for _, w := range r.windows {
+		if !t.Before(w.start) && t.Before(w.end) {
+			return w.name
+		}
+	}
+	return ""
+}
+
+// stepOfRevision names the step that ended at or after revision rv, "" past the last one.
+func (r *run) stepOfRevision(rv int64) string {
+	for _, w := range r.windows {
+		if rv <= w.revision {
+			return w.name
+		}
+	}
+	return ""
+}
+
+// setUp creates the user's binding, the recording webhooks and the policy, waits until
+// each of them bites, then puts the quota on Services.
+func (r *run) setUp(ctx context.Context, rec *recorder) {
+	manifest, err := os.ReadFile("testdata/setup.yaml")
+	if err != nil {
+		r.t.Fatalf("%v", err)
+	}
+	text := strings.NewReplacer("RECORDER_URL", rec.url, "RECORDER_CA_BUNDLE", base64.StdEncoding.EncodeToString(rec.caBundle)).Replace(string(manifest))
+	for i, doc := range strings.Split(text, "\n---\n") {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			r.t.Fatalf("testdata/setup.yaml document %d: %v", i+1, err)
+		}
+		if err := createObject(ctx, r.admin, obj); err != nil {
+			r.t.Fatalf("creating %T from testdata/setup.yaml: %v", obj, err)
+		}
+	}
+	r.waitWebhooks(ctx, rec)
+	r.waitPolicy(ctx)
+	r.setQuota(ctx)
+	rec.take()
+}
+
+// createObject creates one of the kinds testdata/setup.yaml holds.
+func createObject(ctx context.Context, c kubernetes.Interface, obj runtime.Object) error {
+	var err error
+	opts := metav1.CreateOptions{}
+	switch o := obj.(type) {
+	case *rbacv1.ClusterRoleBinding:
+		_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, o, opts)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		_, err = c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, o, opts)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		_, err = c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, o, opts)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, opts)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, o, opts)
+	default:
+		err = fmt.Errorf("the harness does not create a %T", obj)
+	}
+	return err
+}
+
+// waitWebhooks creates headless probe Services (no IPAddress) until both phases of the
+// recorder see one: the webhooks' configuration is then in the apiserver's informers.
+func (r *run) waitWebhooks(ctx context.Context, rec *recorder) {
+	i := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		i++
+		name := fmt.Sprintf("probe-webhook-%d", i)
+		probe := service(name, func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone })
+		if _, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, probe, metav1.CreateOptions{}); err != nil {
+			return false, err
+		}
+		if err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return false, err
+		}
+		return rec.seen("mutating", name) && rec.seen("validating", name), nil
+	})
+	if err != nil {
+		r.t.Fatalf("the recording webhooks never saw a probe Service: %v", err)
+	}
+}
+
+// waitPolicy creates "deny-" probe Services until the policy refuses one's IPAddress,
+// deleting those it let through.
+func (r *run) waitPolicy(ctx context.Context) {
+	i := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		i++
+		name := fmt.Sprintf("deny-probe-%d", i)
+		_, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, service(name, nil), metav1.CreateOptions{})
+		if err == nil {
+			return false, r.admin.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
+		}
+		return strings.Contains(err.Error(), "IPAddresses of deny- Services are refused"), nil
+	})
+	if err != nil {
+		r.t.Fatalf("the policy never refused a deny- Service's IPAddress: %v", err)
+	}
+}
+
+// setQuota puts the quota on Services and writes its status as the quota controller
+// (which local-up does not run) would, counting the Services there are now.
+func (r *run) setQuota(ctx context.Context) {
+	services, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatalf("listing Services: %v", err)
+	}
+	hard := corev1.ResourceList{corev1.ResourceServices: *resource.NewQuantity(servicesQuota, resource.DecimalSI)}
+	quota := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "services", Namespace: metav1.NamespaceDefault},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+	}
+	quota, err = r.admin.CoreV1().ResourceQuotas(metav1.NamespaceDefault).Create(ctx, quota, metav1.CreateOptions{})
+	if err != nil {
+		r.t.Fatalf("creating the quota: %v", err)
+	}
+	quota.Status = corev1.ResourceQuotaStatus{
+		Hard: hard,
+		Used: corev1.ResourceList{corev1.ResourceServices: *resource.NewQuantity(int64(len(services.Items)), resource.DecimalSI)},
+	}
+	if _, err := r.admin.CoreV1().ResourceQuotas(metav1.NamespaceDefault).UpdateStatus(ctx, quota, metav1.UpdateOptions{}); err != nil {
+		r.t.Fatalf("writing the quota's status: %v", err)
+	}
+}
+
+// userConfig is config impersonating the scenario's user.
+func userConfig(config *rest.Config) *rest.Config {
+	c := rest.CopyConfig(config)
+	c.Impersonate = rest.ImpersonationConfig{UserName: userName}
+	return c
+}
