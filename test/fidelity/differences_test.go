@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,10 +53,11 @@ var (
 )
 
 // group folds the differences that show the same in several steps, or for several
-// addresses, into one naming those steps: its key with the step as "*", and key and values
-// with addresses as <ip-N> and families as IPvN. The order is the first occurrence's. This
-// also makes a difference that shows for one address of a dual-stack Service in one run
-// and for the other in the next (the order netfork releases them in is a map's) the same.
+// addresses, into one naming those steps (each once): its key with the step as "*", and key
+// and values with addresses as <ip-N> and families as IPvN. The order is the first
+// occurrence's. This also makes a difference that shows for one address of a dual-stack
+// Service in one run and for the other in the next (the order netfork releases them in is
+// a map's) the same.
 func group(diffs []difference) []difference {
 	var out []difference
 	index := map[difference]int{}
@@ -67,7 +69,9 @@ func group(diffs []difference) []difference {
 		}
 		g := difference{Key: generalize(strings.Join(parts, " | ")), Netfork: generalize(d.Netfork), Upstream: generalize(d.Upstream)}
 		if i, ok := index[g]; ok {
-			out[i].Steps += ", " + step
+			if !slices.Contains(strings.Split(out[i].Steps, ", "), step) {
+				out[i].Steps += ", " + step
+			}
 			continue
 		}
 		index[g] = len(out)
@@ -151,6 +155,9 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // oneLine is a whole record on one line, its leaves in path order.
 func oneLine(l leaves) string {
+	if v, ok := l[""]; ok && len(l) == 1 {
+		return v
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

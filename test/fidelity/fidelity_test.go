@@ -61,14 +61,18 @@ func TestFidelity(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 	rec := startRecorder(t)
+	sources, err := registrySources()
+	if err != nil {
+		t.Fatalf("finding the registry's source files: %v", err)
+	}
 	// One port for both: the kubernetes Service's targetPort is the apiserver's port.
 	port, err := freePort()
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
 
-	nfKeys, nf := observe(t, "netfork", localUp, netfork, rec, port, out)
-	upKeys, up := observe(t, "upstream", localUp, upstream, rec, port, out)
+	nfKeys, nf := observe(t, "netfork", localUp, netfork, rec, sources, port, out)
+	upKeys, up := observe(t, "upstream", localUp, upstream, rec, sources, port, out)
 	diffs := group(compare(nfKeys, nf, upKeys, up))
 	writeDiffs(t, filepath.Join(out, "differences.txt"), diffs)
 	if unlisted, stale := check(diffs, list); len(unlisted)+len(stale) > 0 {
@@ -80,7 +84,7 @@ func TestFidelity(t *testing.T) {
 
 // observe runs the scenario on a fresh local-up with binary and returns what every
 // observer saw, normalized; the normalized observations stay in out/NAME.txt.
-func observe(t *testing.T, name, localUp, binary string, rec *recorder, port int, out string) ([]string, map[string]leaves) {
+func observe(t *testing.T, name, localUp, binary string, rec *recorder, sources map[string]bool, port int, out string) ([]string, map[string]leaves) {
 	t.Helper()
 	dir := filepath.Join(out, name)
 	if err := os.RemoveAll(dir); err != nil {
@@ -104,12 +108,16 @@ func observe(t *testing.T, name, localUp, binary string, rec *recorder, port int
 	r.user = kubernetes.NewForConfigOrDie(userConfig(c.config))
 	r.setUp(ctx, rec)
 	watchers := r.startWatches(ctx)
+	before := r.scrape(ctx)
 	r.runSteps(ctx)
+	after := r.scrape(ctx)
 	records := append([]record(nil), r.client...)
 	records = append(records, r.finishWatches(ctx, watchers)...)
 	records = append(records, r.admissionRecords(rec)...)
 	records = append(records, r.auditRecords(auditLog)...)
 	records = append(records, r.etcd...)
+	records = append(records, metricRecords(before, after)...)
+	records = append(records, r.logRecords(c.apiserverLog, sources)...)
 
 	keys, values := normalize(records)
 	writeObservations(t, filepath.Join(out, name+".txt"), keys, values)

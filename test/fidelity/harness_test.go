@@ -32,22 +32,22 @@ func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
 				"metadata": map[string]any{"name": "a", "uid": uid, "resourceVersion": rv, "creationTimestamp": when},
 				"spec":     map[string]any{"clusterIPs": []any{ip}},
 			}}},
-			{key: []string{"watch", "create", "ipaddresses", "ADDED", "/" + ip}, value: map[string]any{"message": message + " " + ip + " for " + uid}},
+			{key: []string{"watch", "create", "ipaddresses", "ADDED", "/" + ip}, value: map[string]any{"message": message + " " + ip + " for " + uid + " in 10.96.0.0/16"}},
 		}
 	}
-	aKeys, a := normalize(runOf("10.96.1.2", "0a6b3c1e-1111-4222-8333-444455556666", "17", "2026-01-02T03:04:05Z", "took 3.5ms"))
+	aKeys, a := normalize(runOf("10.96.1.2", "0a6b3c1e-1111-4222-8333-444455556666", "17", "2026-01-02T03:04:05Z", "took 1m0.5s"))
 	bKeys, b := normalize(runOf("10.96.200.7", "9f9e9d9c-aaaa-4bbb-8ccc-ddddeeeeffff", "912", "2026-07-08T09:10:11Z", "took 12s"))
 	if diffs := compare(aKeys, a, bKeys, b); len(diffs) != 0 {
 		t.Fatalf("runs that differ only in what is normalized show differences: %v", diffs)
 	}
-	want := leaves{"message": "took <duration> <ip-1> for <uid:a>"}
+	want := leaves{"message": "took <duration> <ip-1> for <uid:a> in 10.96.0.0/16"}
 	if got := b["watch | create | ipaddresses | ADDED | /<ip-1>"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("normalized watch record = %v, want %v", got, want)
 	}
 
 	_, c := normalize(runOf("fd00:10:96::2b", "0a6b3c1e-1111-4222-8333-444455556666", "17", "2026-01-02T03:04:05Z", "refused"))
 	diffs := compare(aKeys, a, aKeys, c)
-	if len(diffs) != 1 || diffs[0].Netfork != "took <duration> <ip-1> for <uid:a>" || diffs[0].Upstream != "refused <ip-1> for <uid:a>" {
+	if len(diffs) != 1 || diffs[0].Netfork != "took <duration> <ip-1> for <uid:a> in 10.96.0.0/16" || diffs[0].Upstream != "refused <ip-1> for <uid:a> in 10.96.0.0/16" {
 		t.Errorf("a changed message shows as %v, want one difference of the message", diffs)
 	}
 }
@@ -81,6 +81,7 @@ func TestGroupFoldsSteps(t *testing.T) {
 	got := group([]difference{
 		{Key: "admission | create-a | CREATE | /<ip-1> | options.kind", Netfork: absent, Upstream: "CreateOptions"},
 		{Key: "admission | create-b | CREATE | /<ip-2> | options.kind", Netfork: absent, Upstream: "CreateOptions"},
+		{Key: "admission | create-b | CREATE | /<ip-4> | options.kind", Netfork: absent, Upstream: "CreateOptions"},
 		{Key: "admission | create-b | CREATE | /<ip-3> | family", Netfork: absent, Upstream: "IPv6 <ip-3>"},
 		{Key: "admission | create-a | CREATE | /<ip-1> | family", Netfork: absent, Upstream: "IPv4 <ip-1>"},
 		{Key: "admission | create-c | CREATE | /<ip-3> | options.kind", Netfork: "CreateOptions", Upstream: "CreateOptions "},

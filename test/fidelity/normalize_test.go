@@ -31,6 +31,9 @@ import (
 type record struct {
 	key   []string
 	value any
+	// once drops the record when one with the same normalized key came before, instead of
+	// numbering it: for lines whose count varies by run.
+	once bool
 }
 
 // leaves are a normalized record's scalar values by their path ("spec.clusterIPs[0]").
@@ -41,7 +44,7 @@ var (
 	uuidRe     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	ipv4Re     = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 	ipv6Re     = regexp.MustCompile(`[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}`)
-	durationRe = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m)\b`)
+	durationRe = regexp.MustCompile(`\b(\d+(\.\d+)?(h|ns|µs|us|ms|s|m))+\b`)
 	// commitRe is the git commit in a user agent; upstream's binary is stamped with netfork's.
 	commitRe = regexp.MustCompile(`kubernetes/[0-9a-f]{7,40}\b`)
 )
@@ -67,7 +70,7 @@ func newNormalizer() *normalizer {
 }
 
 // normalize flattens records into leaves keyed by their normalized key, in order; a key
-// seen again gets a "#N" suffix.
+// seen again gets a "#N" suffix, or with once is dropped.
 func normalize(records []record) (keys []string, values map[string]leaves) {
 	n := newNormalizer()
 	values = map[string]leaves{}
@@ -79,6 +82,9 @@ func normalize(records []record) (keys []string, values map[string]leaves) {
 		}
 		key := strings.Join(parts, " | ")
 		if seen[key]++; seen[key] > 1 {
+			if r.once {
+				continue
+			}
 			key += fmt.Sprintf(" #%d", seen[key])
 		}
 		out := leaves{}
@@ -157,19 +163,28 @@ func (n *normalizer) str(s string) string {
 	s = timeRe.ReplaceAllString(s, "<time>")
 	s = commitRe.ReplaceAllString(s, "kubernetes/<commit>")
 	s = uuidRe.ReplaceAllStringFunc(s, func(u string) string { return n.placeholder("uid", u) })
-	s = ipv6Re.ReplaceAllStringFunc(s, func(a string) string {
-		if ip, err := netip.ParseAddr(a); err != nil || !ip.Is6() || len(a) < 3 {
-			return a
-		}
-		return n.placeholder("ip", a)
-	})
-	s = ipv4Re.ReplaceAllStringFunc(s, func(a string) string {
-		if _, err := netip.ParseAddr(a); err != nil {
-			return a
-		}
-		return n.placeholder("ip", a)
-	})
+	s = n.addresses(s, ipv6Re, func(ip netip.Addr) bool { return ip.Is6() })
+	s = n.addresses(s, ipv4Re, func(ip netip.Addr) bool { return ip.Is4() })
 	return durationRe.ReplaceAllString(s, "<duration>")
+}
+
+// addresses replaces each address re finds in s that ok accepts by its placeholder, except
+// a prefix's address (10.96.0.0/16): prefixes come from the flags, the same in every run.
+func (n *normalizer) addresses(s string, re *regexp.Regexp, ok func(netip.Addr) bool) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		a := s[m[0]:m[1]]
+		ip, err := netip.ParseAddr(a)
+		if err != nil || !ok(ip) || len(a) < 3 || strings.HasPrefix(s[m[1]:], "/") {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(n.placeholder("ip", a))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // placeholder is value's stable name: <kind-N>, N in order of first appearance.

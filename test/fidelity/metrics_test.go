@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fidelity
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/component-base/metrics/testutil"
+)
+
+// metricSeries are the values of the compared series, by name{labels}.
+type metricSeries map[string]float64
+
+// scrape reads the apiserver's /metrics and keeps the compared series.
+func (r *run) scrape(ctx context.Context) metricSeries {
+	data, err := r.admin.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		r.t.Fatalf("reading /metrics: %v", err)
+	}
+	parsed := testutil.NewMetrics()
+	if err := testutil.ParseMetrics(string(data), &parsed); err != nil {
+		r.t.Fatalf("parsing /metrics: %v", err)
+	}
+	series := metricSeries{}
+	for name, samples := range parsed {
+		for _, s := range samples {
+			labels := map[string]string{}
+			for k, v := range s.Metric {
+				if k != "__name__" {
+					labels[string(k)] = string(v)
+				}
+			}
+			if compared(name, labels) {
+				series[seriesName(name, labels)] = float64(s.Value)
+			}
+		}
+	}
+	return series
+}
+
+// compared is the allowlist: requests and etcd writes of Services and IPAddresses, the
+// user's requests as flow control dispatched them, and the ClusterIP allocator's counters
+// (allocations, errors, allocation count). Left out: reads and the exempt and system
+// priority levels (the apiserver's own loops read and write on timers of their own),
+// durations, and the allocator's gauges of allocated and available addresses, which
+// upstream's allocator sets from its informer's count and so when that has caught up.
+func compared(name string, labels map[string]string) bool {
+	switch {
+	case name == "apiserver_request_total":
+		return (labels["resource"] == "services" || labels["resource"] == "ipaddresses") && !isRead(labels["verb"])
+	case name == "etcd_requests_total":
+		resource := labels["resource"] + labels["type"]
+		return (strings.HasPrefix(resource, "services") || strings.HasPrefix(resource, "ipaddresses")) && !isRead(labels["operation"])
+	case name == "apiserver_flowcontrol_dispatched_requests_total":
+		return labels["priority_level"] == "global-default"
+	case strings.HasPrefix(name, "kube_apiserver_clusterip_allocator_"):
+		return strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")
+	}
+	return false
+}
+
+// isRead tells reads (GET, LIST, WATCH; get, list, listWithCount, count, ...) from writes.
+func isRead(verb string) bool {
+	v := strings.ToLower(verb)
+	return strings.HasPrefix(v, "get") || strings.HasPrefix(v, "list") || v == "watch" || v == "count"
+}
+
+func seriesName(name string, labels map[string]string) string {
+	parts := make([]string, 0, len(labels))
+	for _, k := range sortedKeys(labels) {
+		parts = append(parts, fmt.Sprintf("%s=%q", k, labels[k]))
+	}
+	return name + "{" + strings.Join(parts, ",") + "}"
+}
+
+// metricRecords are the series that changed between before and after, with their change.
+func metricRecords(before, after metricSeries) []record {
+	names := map[string]bool{}
+	for n := range before {
+		names[n] = true
+	}
+	for n := range after {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	var records []record
+	for _, n := range sorted {
+		if delta := after[n] - before[n]; delta != 0 {
+			records = append(records, record{key: []string{"metrics", "scenario", n}, value: map[string]any{"delta": strconv.FormatFloat(delta, 'g', -1, 64)}})
+		}
+	}
+	return records
+}
