@@ -39,7 +39,6 @@ const readyTimeout = 3 * time.Minute
 
 // cluster is one local-up with one apiserver, started for one run of the scenario.
 type cluster struct {
-	dataDir string
 	config  *rest.Config
 	etcdURL string
 	// apiserverLog is the apiserver's stderr, klog's lines included.
@@ -73,10 +72,7 @@ func startLocalUp(t *testing.T, localUp, binary, dataDir string, port int, flags
 	if err := waitReadyLine(p, out); err != nil {
 		t.Fatalf("local-up with %s: %v", binary, err)
 	}
-	c := &cluster{
-		dataDir:      dataDir,
-		apiserverLog: filepath.Join(dataDir, "logs", "apiserver-0.log"),
-	}
+	c := &cluster{apiserverLog: filepath.Join(dataDir, "logs", "apiserver-0.log")}
 	c.config, err = clientcmd.BuildConfigFromFlags("", filepath.Join(dataDir, "kubeconfig"))
 	if err != nil {
 		t.Fatalf("loading local-up's kubeconfig: %v", err)
