@@ -48,13 +48,22 @@ func (r *run) scrape(ctx context.Context) metricSeries {
 					labels[string(k)] = string(v)
 				}
 			}
-			if compared(name, labels) {
-				series[seriesName(name, labels)] = float64(s.Value)
+			if !compared(name, labels) {
+				continue
 			}
+			if name == allocationErrors {
+				// Which of a dual-stack Service's two families a refused create fails
+				// on first varies from run to run; the errors are compared in all.
+				delete(labels, "cidr")
+			}
+			series[seriesName(name, labels)] += float64(s.Value)
 		}
 	}
 	return series
 }
+
+// allocationErrors is compared summed over its ServiceCIDRs (scrape says why).
+const allocationErrors = "kube_apiserver_clusterip_allocator_allocation_errors_total"
 
 // compared is the allowlist: requests and etcd writes of Services and IPAddresses, the
 // user's requests as flow control dispatched them, and the ClusterIP allocator's counters
