@@ -704,7 +704,7 @@ func (a *CIDRAllocator) recorderLocked(p netip.Prefix) *metricsutil.Recorder {
 	}
 	r := newMetricsRecorder(p.String(),
 		func() int { return int(min(e.used, math.MaxInt)) },
-		func() int { return int(min(e.usable-min(e.used, e.usable), math.MaxInt)) })
+		func() int { return int(min(e.usage().Free, math.MaxInt)) })
 	a.recorders[p] = r
 	return r
 }

@@ -95,8 +95,9 @@ type prefixEntry struct {
 	first  netip.Addr
 	usable uint64
 	band   uint64
-	// used is how many used addresses fall inside the prefix, network and broadcast included.
-	used uint64
+	// used is how many used addresses fall inside the prefix, network and
+	// broadcast included; usedUsable leaves those two out.
+	used, usedUsable uint64
 
 	// allocatable is true for a ready prefix that no other ready prefix contains.
 	allocatable bool
@@ -153,7 +154,7 @@ func (x *cidrIndex) add(a netip.Addr, s addrState) bool {
 	}
 	x.used[k] = s
 	x.eachContaining(a, func(p *prefixEntry) {
-		p.used++
+		p.count(a, 1)
 		if p.picker != nil {
 			if off, ok := p.offset(a); ok {
 				_, _ = p.picker.Allocate(off)
@@ -174,7 +175,7 @@ func (x *cidrIndex) remove(a netip.Addr) bool {
 	}
 	delete(x.used, k)
 	x.eachContaining(a, func(p *prefixEntry) {
-		p.used--
+		p.count(a, -1)
 		if p.picker != nil {
 			if off, ok := p.offset(a); ok {
 				_ = p.picker.Release(off)
@@ -346,7 +347,7 @@ func (x *cidrIndex) fill(fresh, pickers []*prefixEntry) {
 		a := k.addr(x.isIPv6)
 		x.eachContaining(a, func(e *prefixEntry) {
 			if isFresh[e] {
-				e.used++
+				e.count(a, 1)
 			}
 			if needsPicker[e] {
 				if off, ok := e.offset(a); ok {
@@ -395,6 +396,14 @@ func newPicker(e *prefixEntry) *allocator.AllocationMap {
 		panic(err)
 	}
 	return m
+}
+
+// count adds delta (1 or -1) to p's counts of used addresses for a, inside p.
+func (p *prefixEntry) count(a netip.Addr, delta int) {
+	p.used += uint64(delta)
+	if _, ok := p.distance(a); ok {
+		p.usedUsable += uint64(delta)
+	}
 }
 
 // offset is a's position among p's usable addresses.
