@@ -25,6 +25,8 @@ import (
 	upstreamcontrolplane "k8s.io/kubernetes/pkg/controlplane"
 	"k8s.io/kubernetes/pkg/controlplane/reconcilers"
 	netutils "k8s.io/utils/net"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 )
 
 // Config is one netfork kube-apiserver's configuration: upstream's, as
@@ -71,6 +73,10 @@ type completedConfig struct {
 	FeatureGate           featuregate.FeatureGate
 	ServiceCIDRController ServiceCIDRController
 	DualStack             DualStack
+
+	// clusterIPUsage is set by StorageProviders: the ClusterIP allocators'
+	// counts, for the ServiceCIDR usage controller.
+	clusterIPUsage ipallocator.UsageReader
 }
 
 // CompletedConfig can only be made by Complete, so New never sees an unfilled Config.

@@ -43,29 +43,33 @@ func (c CompletedConfig) StorageProviders(client *kubernetes.Clientset) ([]contr
 	// ClusterIP IPAddresses are written in process through the networking
 	// group's IPAddress storage, with this apiserver's admission chain.
 	ipAddresses := ipaddresswriter.New(c.Upstream.ControlPlane.Generic.AdmissionControl, c.Upstream.ControlPlane.Generic.RequestInfoResolver, client.NetworkingV1())
-	replaced := map[string]bool{}
+	var (
+		core       *corerest.Provider
+		networkIdx = -1
+	)
 	for i, p := range providers {
 		switch p.GroupName() {
 		case api.GroupName:
-			core, err := c.newCoreStorageProvider(p, ipAddresses)
+			core, err = c.newCoreStorageProvider(p, ipAddresses)
 			if err != nil {
 				return nil, err
 			}
 			providers[i] = core
 		case networking.GroupName:
-			upstream, ok := p.(upstreamnetworkingrest.RESTStorageProvider)
-			if !ok {
-				return nil, fmt.Errorf("upstream's networking storage provider is %T, which netfork's does not wrap", p)
-			}
-			providers[i] = networkingrest.StorageProvider{RESTStorageProvider: upstream, IPAddressWriter: ipAddresses}
-		default:
-			continue
+			networkIdx = i
 		}
-		replaced[p.GroupName()] = true
 	}
-	if !replaced[api.GroupName] || !replaced[networking.GroupName] {
-		return nil, fmt.Errorf("upstream's storage providers lack the core or networking group netfork replaces (replaced %v)", replaced)
+	if core == nil || networkIdx < 0 {
+		return nil, fmt.Errorf("upstream's storage providers lack the core or networking group netfork replaces")
 	}
+	upstream, ok := providers[networkIdx].(upstreamnetworkingrest.RESTStorageProvider)
+	if !ok {
+		return nil, fmt.Errorf("upstream's networking storage provider is %T, which netfork's does not wrap", providers[networkIdx])
+	}
+	// The ServiceCIDR table and the usage controller read the core
+	// storage's allocators, which this apiserver's creates keep current.
+	c.clusterIPUsage = core.ClusterIPUsage()
+	providers[networkIdx] = networkingrest.StorageProvider{RESTStorageProvider: upstream, IPAddressWriter: ipAddresses, Usage: c.clusterIPUsage}
 	return providers, nil
 }
 

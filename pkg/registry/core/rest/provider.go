@@ -27,6 +27,8 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service/storage"
+
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 )
 
 // Provider is upstream's core provider with netfork's Service storage.
@@ -56,6 +58,11 @@ func New(c Config) (*Provider, error) {
 		return nil, err
 	}
 	return &Provider{Config: c, allocators: allocators}, nil
+}
+
+// ClusterIPUsage reads how full each ServiceCIDR prefix is from the ClusterIP allocators' memory.
+func (p *Provider) ClusterIPUsage() ipallocator.UsageReader {
+	return p.allocators.clusterIPs
 }
 
 // GroupName is the core group's name, "".

@@ -36,6 +36,7 @@ import (
 	upstreamnetworkingrest "k8s.io/kubernetes/pkg/registry/networking/rest"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr/storage"
 
+	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 )
@@ -44,11 +45,13 @@ import (
 const minIPv6PrefixBits = 64
 
 // StorageProvider is upstream's networking provider with netfork's ServiceCIDR
-// validation; it binds IPAddressWriter, when set, to the v1 IPAddress storage.
+// validation; it binds IPAddressWriter, when set, to the v1 IPAddress storage,
+// and adds the counts of Usage, when set, to the ServiceCIDR table.
 type StorageProvider struct {
 	upstreamnetworkingrest.RESTStorageProvider
 
 	IPAddressWriter *ipaddresswriter.Writer
+	Usage           ipallocator.UsageReader
 }
 
 // NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
@@ -72,6 +75,9 @@ func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.AP
 			return info, fmt.Errorf("networking %s servicecidrs storage is %T, not upstream's servicecidr REST: netfork cannot add its validation", version, storage)
 		}
 		wrapStrategies(cidrs.Store)
+		if p.Usage != nil {
+			cidrs.Store.TableConvertor = usageTable{TableConvertor: cidrs.Store.TableConvertor, usage: p.Usage}
+		}
 	}
 	if p.IPAddressWriter != nil {
 		if err := p.bindIPAddressWriter(info); err != nil {
