@@ -19,6 +19,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrusage"
 	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
 	"github.com/netfork/netfork/pkg/features"
 )
@@ -114,10 +116,12 @@ func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserve
 const ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
 
 // addServiceCIDRController is the one place netfork's ServiceCIDR deletion
-// controller is built. One apiserver at a time runs it, elected on a Lease,
-// only with MultiCIDRServiceAllocator and unless --enable-servicecidr-controller=false.
+// and usage controllers are built. One apiserver at a time runs them, elected
+// on a Lease, only with MultiCIDRServiceAllocator; the deletion controller
+// unless --enable-servicecidr-controller=false, the usage controller always,
+// as kube-controller-manager has none.
 func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
-	if !c.FeatureGate.Enabled(features.MultiCIDRServiceAllocator) || c.ServiceCIDRController.Disabled {
+	if !c.FeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
 		return nil
 	}
 	networking := c.Upstream.ControlPlane.Extra.VersionedInformers.Networking().V1()
@@ -130,20 +134,31 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 		opts = append(opts, servicecidrs.WithDeletionGracePeriod(d))
 	}
 	election := &servicecidrs.LeaderElection{Identity: c.Upstream.ControlPlane.Generic.APIServerID}
+	deletion, usage := !c.ServiceCIDRController.Disabled, c.clusterIPUsage != nil
 
 	return server.AddPostStartHook(ServiceCIDRControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
 		go func() {
 			logger := klog.FromContext(hookContext)
 			err := servicecidrs.RunLeading(hookContext, client, election, func(ctx context.Context) {
-				ctrl, err := servicecidrs.New(client, cidrs, ips, opts...)
-				if err != nil {
-					logger.Error(err, "Building the ServiceCIDR deletion controller")
-					return
+				var wg sync.WaitGroup
+				if usage {
+					if ctrl, err := servicecidrusage.New(client, cidrs, ips, c.clusterIPUsage); err != nil {
+						logger.Error(err, "Building the ServiceCIDR usage controller")
+					} else {
+						wg.Go(func() { ctrl.Run(ctx) })
+					}
 				}
-				ctrl.Run(ctx, 1)
+				if deletion {
+					if ctrl, err := servicecidrs.New(client, cidrs, ips, opts...); err != nil {
+						logger.Error(err, "Building the ServiceCIDR deletion controller")
+					} else {
+						wg.Go(func() { ctrl.Run(ctx, 1) })
+					}
+				}
+				wg.Wait()
 			})
 			if err != nil {
-				logger.Error(err, "Running the ServiceCIDR deletion controller")
+				logger.Error(err, "Running the ServiceCIDR controllers")
 			}
 		}()
 		return nil

@@ -262,24 +262,7 @@ func (c *Controller) worker(ctx context.Context) {
 }
 
 func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-
-	err := c.sync(ctx, key)
-	switch {
-	case err == nil:
-		c.queue.Forget(key)
-	case c.queue.NumRequeues(key) < maxRetries:
-		klog.FromContext(ctx).V(2).Info("Syncing ServiceCIDR failed, will retry", "serviceCIDR", key, "err", err)
-		c.queue.AddRateLimited(key)
-	default:
-		c.queue.Forget(key)
-		utilruntime.HandleErrorWithContext(ctx, err, "Syncing ServiceCIDR failed; dropped until its next event", "serviceCIDR", key)
-	}
-	return true
+	return servicecidrutil.ProcessNext(ctx, c.queue, maxRetries, c.sync)
 }
 
 // usableRanges are the usable ranges of cidr's valid CIDRs.
