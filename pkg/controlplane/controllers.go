@@ -21,11 +21,13 @@ import (
 	"fmt"
 	"sync"
 
+	apiserverfeatures "k8s.io/apiserver/pkg/features"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controlplane/controller/kubernetesservice"
 
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrusage"
@@ -161,6 +163,24 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 				logger.Error(err, "Running the ServiceCIDR controllers")
 			}
 		}()
+		return nil
+	})
+}
+
+// ServiceRangesHookName publishes the apiserver's Service ClusterIP ranges.
+const ServiceRangesHookName = "netfork-publish-service-cluster-ip-range"
+
+// addServiceRangesPublisher writes --service-cluster-ip-range onto this
+// apiserver's identity Lease, which upstream's lease controller maintains
+// with APIServerIdentity (see package apiserverranges).
+func (c CompletedConfig) addServiceRangesPublisher(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
+	if !c.FeatureGate.Enabled(apiserverfeatures.APIServerIdentity) {
+		return nil
+	}
+	id := c.Upstream.ControlPlane.Generic.APIServerID
+	value := apiserverranges.Format(c.Upstream.ServiceIPRange, c.Upstream.SecondaryServiceIPRange)
+	return server.AddPostStartHook(ServiceRangesHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		go apiserverranges.Publish(hookContext, client, id, value)
 		return nil
 	})
 }

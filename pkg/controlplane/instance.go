@@ -54,6 +54,7 @@ func (c CompletedConfig) New(delegationTarget genericapiserver.DelegationTarget)
 		c.addKubernetesServiceController,
 		c.addDefaultServiceCIDRController,
 		c.addServiceCIDRController,
+		c.addServiceRangesPublisher,
 	} {
 		if err := add(cp.GenericAPIServer, client); err != nil {
 			return nil, err
