@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -67,21 +68,28 @@ func TestIdentityLeasePublishesServiceRanges(t *testing.T) {
 }
 
 // TestIdentityLeaseRangesSkew: upstream's apiserver publishes no ranges and
-// counts as not rolled beside a netfork one.
+// counts as not rolled beside a netfork one. An apiserver's ID, its identity
+// Lease's name, is a hash of its host name, so two apiservers on one host
+// share one Lease: the netfork one gets an ID of its own here.
 func TestIdentityLeaseRangesSkew(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
-	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
+	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), framework.WithConfig(func(c *app.Config) {
+		c.KubeAPIs.ControlPlane.Generic.APIServerID = "apiserver-netfork-skew-test"
+	}))
 	framework.StartUpstreamAPIServer(t, framework.WithEtcdPrefix(prefix))
 	waitPublished(ctx, t, netfork.Client, framework.DefaultServiceCIDRs)
 
 	var r apiserverranges.Report
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		r, err = apiserverranges.Check(ctx, netfork.Client, framework.DefaultServiceCIDRs, time.Now())
-		return err == nil && len(r.Serving)+len(r.Unpublished) == 2, nil
+		got, err := apiserverranges.Check(ctx, netfork.Client, framework.DefaultServiceCIDRs, time.Now())
+		if err != nil {
+			return false, nil
+		}
+		r = got
+		return len(r.Serving)+len(r.Unpublished) == 2, nil
 	})
-	if err != nil || len(r.Serving) != 1 || len(r.Unpublished) != 1 || r.Rolled() {
+	if err != nil || len(r.Serving) != 1 || r.Serving[0].ID != "apiserver-netfork-skew-test" || len(r.Unpublished) != 1 || r.Rolled() {
 		t.Errorf("Check = %+v (%v); want the netfork apiserver serving, upstream's unpublished, not rolled", r, err)
 	}
 }
