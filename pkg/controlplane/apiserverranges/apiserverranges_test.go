@@ -26,6 +26,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
@@ -147,5 +148,32 @@ func waitAnnotated(t *testing.T, client *fake.Clientset, id string, want map[str
 	})
 	if err != nil {
 		t.Fatalf("Lease %s never had annotations %v; last %v", id, want, last)
+	}
+}
+
+func TestNeedsPatch(t *testing.T) {
+	lease := func(uid types.UID, annotations map[string]string) *coordinationv1.Lease {
+		return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{UID: uid, Annotations: annotations}}
+	}
+	const mine, theirs = "10.96.0.0/16", "10.0.0.0/16"
+	for _, tc := range []struct {
+		name    string
+		lease   *coordinationv1.Lease
+		patched types.UID
+		want    bool
+	}{
+		{name: "new lease", lease: lease("a", nil), want: true},
+		{name: "published", lease: lease("a", map[string]string{Annotation: mine}), patched: "a"},
+		{name: "another value on a lease not patched yet", lease: lease("a", map[string]string{Annotation: theirs}), want: true},
+		// another apiserver of the host published after this one: do not patch back
+		{name: "another value after this publisher's patch", lease: lease("a", map[string]string{Annotation: theirs}), patched: "a"},
+		{name: "annotation removed", lease: lease("a", nil), patched: "a", want: true},
+		{name: "lease recreated", lease: lease("b", map[string]string{Annotation: theirs}), patched: "a", want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := needsPatch(tc.lease, mine, tc.patched); got != tc.want {
+				t.Errorf("needsPatch = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

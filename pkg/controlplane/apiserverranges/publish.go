@@ -38,9 +38,9 @@ const FieldManager = "netfork-service-cluster-ip-range"
 
 // Publish keeps Annotation at value on the identity Lease named id in
 // kube-system until ctx ends. It watches that one Lease and patches it only
-// when the annotation is missing or different: once after the apiserver
-// starts, and again if the Lease is recreated (after it expired and was
-// collected). Upstream's lease controller copies the Lease it last wrote and
+// when the annotation is missing or different (see needsPatch): once after
+// the apiserver starts, and again if the Lease is recreated (after it
+// expired and was collected). Upstream's lease controller copies the Lease it last wrote and
 // so keeps the annotation; its first renewal after the patch meets a
 // conflict, which it logs once and resolves by reading the Lease again.
 func Publish(ctx context.Context, client kubernetes.Interface, id, value string) {
@@ -70,6 +70,7 @@ func Publish(ctx context.Context, client kubernetes.Interface, id, value string)
 
 	initial := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 8, Cap: 10 * time.Second}
 	backoff := initial
+	var patched types.UID
 	for {
 		select {
 		case <-ctx.Done():
@@ -77,7 +78,7 @@ func Publish(ctx context.Context, client kubernetes.Interface, id, value string)
 		case <-check:
 		}
 		lease, err := leases.Lister().Leases(metav1.NamespaceSystem).Get(id)
-		if err != nil || lease.Annotations[Annotation] == value {
+		if err != nil || !needsPatch(lease, value, patched) {
 			continue
 		}
 		if err := annotate(ctx, client, lease, value); err != nil {
@@ -90,9 +91,18 @@ func Publish(ctx context.Context, client kubernetes.Interface, id, value string)
 			poke(nil)
 			continue
 		}
-		backoff = initial
+		backoff, patched = initial, lease.UID
 		logger.V(2).Info("Published the Service ClusterIP ranges")
 	}
+}
+
+// needsPatch tells whether lease lacks value. A Lease this publisher already
+// annotated is patched again only if the annotation is gone: apiservers on one
+// host share one Lease, and two of them with different ranges must not patch
+// it back and forth.
+func needsPatch(lease *coordinationv1.Lease, value string, patched types.UID) bool {
+	got, ok := lease.Annotations[Annotation]
+	return got != value && (!ok || lease.UID != patched)
 }
 
 // annotate merge-patches the annotation onto lease, touching nothing else.
