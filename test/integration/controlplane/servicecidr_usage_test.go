@@ -30,6 +30,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	metav1apply "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1apply "k8s.io/client-go/applyconfigurations/networking/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrtest"
@@ -70,8 +72,8 @@ func TestServiceCIDRUsage(t *testing.T) {
 	waitUsageCells(ctx, t, s.Client, name, "13", "1")
 	servicecidrtest.Eventually(t, s.Client, name, "NearlyFull=True, reason NearlyFull, at 13 of 14", conditionIs(metav1.ConditionTrue, servicecidrusage.ReasonNearlyFull))
 	// The message holds the counts of the transition: set at 12 (86%), it would say 12.
-	if c := usageCondition(t, s.Client, name); !strings.HasPrefix(c.Message, "10.100.0.0/28: 13 of 14 addresses used") {
-		t.Errorf("condition set at another count than 13 of 14: %q", c.Message)
+	if c := usageCondition(t, s.Client, name); c == nil || !strings.HasPrefix(c.Message, "10.100.0.0/28: 13 of 14 addresses used") {
+		t.Errorf("condition set at another count than 13 of 14: %+v", c)
 	}
 
 	create(14)
@@ -80,6 +82,18 @@ func TestServiceCIDRUsage(t *testing.T) {
 		t.Errorf("a full ServiceCIDR lost Ready=True: %+v", got.Status.Conditions)
 	}
 	waitUsageCells(ctx, t, s.Client, name, "14", "0")
+
+	// kube-controller-manager's service-cidr-controller applies Ready alone,
+	// forced, under its field manager; the condition is not its to drop.
+	ready := networkingv1apply.ServiceCIDR(name).WithStatus(networkingv1apply.ServiceCIDRStatus().WithConditions(
+		metav1apply.Condition().WithType(networkingv1.ServiceCIDRConditionReady).WithStatus(metav1.ConditionTrue).
+			WithReason("").WithMessage("Kubernetes Service CIDR is ready").WithLastTransitionTime(metav1.Now())))
+	if _, err := s.Client.NetworkingV1().ServiceCIDRs().ApplyStatus(ctx, ready, metav1.ApplyOptions{FieldManager: "service-cidr-controller", Force: true}); err != nil {
+		t.Fatalf("applying Ready as kube-controller-manager does: %v", err)
+	}
+	if c := usageCondition(t, s.Client, name); c == nil || c.Reason != servicecidrusage.ReasonFull {
+		t.Errorf("after kube-controller-manager's apply of Ready, condition = %+v, want it kept", c)
+	}
 	svc := clusterIPService("small-broadcast")
 	svc.Spec.ClusterIP = "10.100.0.15"
 	if _, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, svc, metav1.CreateOptions{}); err == nil {
