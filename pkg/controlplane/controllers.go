@@ -114,8 +114,12 @@ func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserve
 }
 
 // ServiceCIDRControllerHookName is netfork's: upstream runs the ServiceCIDR
-// deletion controller in kube-controller-manager.
-const ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
+// deletion controller in kube-controller-manager. ServiceCIDRUsageHookName
+// takes its place when only the usage controller runs.
+const (
+	ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
+	ServiceCIDRUsageHookName      = "start-service-cidr-usage-controller"
+)
 
 // addServiceCIDRController is the one place netfork's ServiceCIDR deletion
 // and usage controllers are built. One apiserver at a time runs them, elected
@@ -137,8 +141,15 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 	}
 	election := &servicecidrs.LeaderElection{Identity: c.Upstream.ControlPlane.Generic.APIServerID}
 	deletion, usage := !c.ServiceCIDRController.Disabled, c.clusterIPUsage != nil
+	hook := ServiceCIDRControllerHookName
+	switch {
+	case !deletion && !usage:
+		return nil
+	case !deletion:
+		hook = ServiceCIDRUsageHookName
+	}
 
-	return server.AddPostStartHook(ServiceCIDRControllerHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+	return server.AddPostStartHook(hook, func(hookContext genericapiserver.PostStartHookContext) error {
 		go func() {
 			logger := klog.FromContext(hookContext)
 			err := servicecidrs.RunLeading(hookContext, client, election, func(ctx context.Context) {

@@ -55,7 +55,7 @@ func TestMultiCIDRServiceAllocatorOff(t *testing.T) {
 	if !slices.Contains(checks, "poststarthook/"+corerest.RepairHookName) {
 		t.Errorf("/readyz checks %v lack %s: the repair loops' first passes are not what made the apiserver ready", checks, corerest.RepairHookName)
 	}
-	for _, hook := range []string{controlplane.DefaultServiceCIDRHookName, controlplane.ServiceCIDRControllerHookName} {
+	for _, hook := range []string{controlplane.DefaultServiceCIDRHookName, controlplane.ServiceCIDRControllerHookName, controlplane.ServiceCIDRUsageHookName} {
 		if slices.Contains(checks, "poststarthook/"+hook) {
 			t.Errorf("/readyz checks %v hold %s with the gate off", checks, hook)
 		}
