@@ -140,21 +140,16 @@ func (c *Controller) Run(ctx context.Context) {
 		wg.Wait()
 		c.unregister()
 	}()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.hasSynced) {
+	var synced []cache.InformerSynced
+	for _, r := range c.registrations {
+		synced = append(synced, r.HasSynced)
+	}
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
 		return
 	}
 	wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
 	wg.Go(func() { wait.UntilWithContext(ctx, c.queueAll, resyncPeriod) })
 	<-ctx.Done()
-}
-
-func (c *Controller) hasSynced() bool {
-	for _, r := range c.registrations {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *Controller) onServiceCIDR(obj any) {
