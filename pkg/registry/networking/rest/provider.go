@@ -76,7 +76,7 @@ func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.AP
 		}
 		wrapStrategies(cidrs.Store)
 		if p.Usage != nil {
-			cidrs.Store.TableConvertor = usageTable{TableConvertor: cidrs.Store.TableConvertor, usage: p.Usage}
+			cidrs.TableConvertor = usageTable{TableConvertor: cidrs.TableConvertor, usage: p.Usage}
 		}
 	}
 	if p.IPAddressWriter != nil {
