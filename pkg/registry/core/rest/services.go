@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -119,9 +120,10 @@ func commitWithRetry(ctx context.Context, svc *api.Service, committer serviceCom
 		if err == nil {
 			return finish, nil
 		}
+		requested := requestedClusterIPs(original, svc)
 		finish(ctx, false)
 		jointwrite.From(ctx).Reset()
-		if err = collisionOutcome(svc.Name, original.Spec.ClusterIPs, err, &lost, attempt); err != nil {
+		if err = collisionOutcome(svc.Name, requested, err, &lost, attempt); err != nil {
 			return nil, err
 		}
 		*svc = *original.DeepCopy()
@@ -130,23 +132,73 @@ func commitWithRetry(ctx context.Context, svc *api.Service, committer serviceCom
 
 // collisionOutcome is the error a Service create or update fails with after
 // attempt failed with err, or nil to try again: only a lost race for a
-// dynamic address, whose address is added to lost, is tried again.
-func collisionOutcome(name string, clusterIPs []string, err error, lost *[]string, attempt int) error {
-	var collision *ipallocator.CollisionError
+// dynamic address, whose address is added to lost, is tried again. requested
+// are the Service's ClusterIPs as upstream's allocator sees them (see
+// requestedClusterIPs).
+func collisionOutcome(name string, requested []string, err error, lost *[]string, attempt int) error {
+	var (
+		collision *ipallocator.CollisionError
+		commit    *ipallocator.CommitError
+	)
 	switch {
 	case errors.As(err, &collision) && collision.Static:
-		el := field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), clusterIPs,
-			fmt.Sprintf("failed to allocate IP %s: %v", collision.IP, ipallocator.ErrAllocated))}
-		return apierrors.NewInvalid(api.Kind("Service"), name, el)
+		return allocationFailed(name, requested, collision.IP, ipallocator.ErrAllocated)
 	case errors.As(err, &collision):
 		*lost = append(*lost, collision.IP)
 		if attempt < commitAttempts {
 			return nil
 		}
 		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: other apiservers took each of %v first", name, *lost))
+	case errors.As(err, &commit):
+		return allocationFailed(name, requested, commit.IP, commit.Err)
 	default:
 		return apierrors.NewInternalError(err)
 	}
+}
+
+// allocationFailed is the error upstream's Service storage answers when its
+// allocator's IPAddress create for ip fails with cause (alloc.go allocIPs,
+// where upstream writes the IPAddress): 422 Invalid on spec.clusterIPs with
+// the requested ClusterIPs as the value, "failed to allocate IP <ip>: <cause>"
+// for an address the Service asked for, as it asked for it, and "failed to
+// allocate IP: <cause>" for one chosen for it. A ValidatingAdmissionPolicy or
+// webhook that refuses the IPAddress thus fails the Service as upstream's does.
+func allocationFailed(name string, requested []string, ip string, cause error) error {
+	detail := fmt.Sprintf("failed to allocate IP: %v", cause)
+	if asked, ok := requestedAs(requested, ip); ok {
+		detail = fmt.Sprintf("failed to allocate IP %v: %v", asked, cause)
+	}
+	el := field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), requested, detail)}
+	return apierrors.NewInvalid(api.Kind("Service"), name, el)
+}
+
+// requestedAs is ip as the Service's requested ClusterIPs spell it, if it is one of them.
+func requestedAs(requested []string, ip string) (string, bool) {
+	want, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range requested {
+		if got, err := netip.ParseAddr(r); err == nil && got.Unmap() == want.Unmap() {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// requestedClusterIPs are the ClusterIPs of request (the Service as the
+// client sent it) as upstream's allocator sees them once the storage filled
+// allocated's: the ones the request named, clusterIP alone standing for
+// clusterIPs on a create (normalizeClusterIPs), and an empty marker for each
+// IP family allocated fills in.
+func requestedClusterIPs(request, allocated *api.Service) []string {
+	named := request.Spec.ClusterIPs
+	if len(named) == 0 && request.Spec.ClusterIP != "" {
+		named = []string{request.Spec.ClusterIP}
+	}
+	out := make([]string, max(len(allocated.Spec.ClusterIPs), len(named)))
+	copy(out, named)
+	return out
 }
 
 // newClusterIPs are the ClusterIPs an update gives svc that old did not have.

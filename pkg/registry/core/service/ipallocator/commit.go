@@ -47,6 +47,23 @@ func (e *CollisionError) Error() string {
 	return fmt.Sprintf("IPAddress %s already exists", e.IP)
 }
 
+// CommitError is returned by Commit when the IPAddress of an address could
+// not be created for another reason than a collision: admission refused it,
+// etcd failed. Upstream's allocator creates the IPAddress while it
+// allocates, so the Service storage answers it as a failed allocation of IP
+// with cause Err.
+type CommitError struct {
+	IP      string
+	Service string
+	Err     error
+}
+
+func (e *CommitError) Error() string {
+	return fmt.Sprintf("failed to create IPAddress %s for Service %s: %v", e.IP, e.Service, e.Err)
+}
+
+func (e *CommitError) Unwrap() error { return e.Err }
+
 // Commit creates the IPAddress, with svc as parent, of every address of ips
 // in the allocator's family. Reserved addresses and addresses whose
 // reservation expired alike are created, so a Service is never stored with
@@ -150,7 +167,7 @@ func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created 
 		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
 	default:
 		rec.Failed(r.scope)
-		return fmt.Errorf("failed to create IPAddress %s for Service %s/%s: %w", addr, namespace, name, err)
+		return &CommitError{IP: addr.String(), Service: namespace + "/" + name, Err: err}
 	}
 }
 
