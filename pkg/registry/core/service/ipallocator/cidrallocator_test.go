@@ -191,11 +191,19 @@ func TestCIDRAllocatorCommitErrorNamesTheCause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.failIPAddressCreates(apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("webhook says no")))
+	refused := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("webhook says no"))
+	f.failIPAddressCreates(refused)
 	err = f.alloc.Commit(context.Background(), service("web", ip.String()), []string{ip.String()})
-	var collision *CollisionError
+	var (
+		collision *CollisionError
+		commit    *CommitError
+	)
 	if err == nil || errors.As(err, &collision) || !strings.Contains(err.Error(), "webhook says no") || !strings.Contains(err.Error(), "default/web") {
 		t.Fatalf("Commit = %v, want an error naming the Service and the cause", err)
+	}
+	// The Service storage answers with upstream's words for the cause as it came.
+	if !errors.As(err, &commit) || commit.IP != ip.String() || commit.Err != refused {
+		t.Fatalf("Commit = %#v, want a CommitError of %s with the create's own error", err, ip)
 	}
 	if err := f.alloc.Release(ip); err != nil {
 		t.Fatal(err)
@@ -437,4 +445,28 @@ func TestCIDRAllocatorLateAddAfterRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "another object for the address to count", func() bool { return f.alloc.Has(netIP(addr.String())) })
+}
+
+// TestCIDRAllocatorRefusedReleaseIsLogged checks a release whose IPAddress
+// delete is refused (a policy, a webhook): upstream's allocator logs "error
+// releasing ip" at info level and answers nil; the address stays used while
+// its IPAddress stands.
+func TestCIDRAllocatorRefusedReleaseIsLogged(t *testing.T) {
+	logs := captureLogs(t)
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	addr := f.allocateNext(t, "web")
+	refused := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, addr.String(), errors.New("policy says no"))
+	f.client.PrependReactor("delete", "ipaddresses", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, refused
+	})
+	if err := f.alloc.Release(netIP(addr.String())); err != nil {
+		t.Fatalf("Release = %v, want nil as upstream's", err)
+	}
+	want := fmt.Sprintf("error releasing ip %s : %v", addr, refused)
+	if lines := logs.lines(want); len(lines) != 1 || !strings.HasPrefix(lines[0], "I") {
+		t.Errorf("logged %q, want one info line %q", logs.lines("error releasing ip"), want)
+	}
+	if !f.ipAddressExists(addr.String()) || !f.alloc.Has(netIP(addr.String())) {
+		t.Errorf("after a refused release, IPAddress exists: %t, address used: %t; want both", f.ipAddressExists(addr.String()), f.alloc.Has(netIP(addr.String())))
+	}
 }
