@@ -57,6 +57,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apiserver/pkg/admission"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
+	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -85,6 +87,13 @@ var (
 	ipAddressResource = networkingv1.SchemeGroupVersion.WithResource("ipaddresses")
 	// ipAddressesPath is the collection's URL path, which a loopback POST goes to.
 	ipAddressesPath = "/apis/" + networkingv1.SchemeGroupVersion.String() + "/" + ipAddressResource.Resource
+)
+
+// createOptionsType and deleteOptionsType are the kinds the API handlers set on
+// the options they decode, which admission sees as request.options.
+var (
+	createOptionsType = metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "CreateOptions"}
+	deleteOptionsType = metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "DeleteOptions"}
 )
 
 // Writer creates and deletes IPAddresses; see the package documentation.
@@ -123,10 +132,13 @@ func New(admit admission.Interface, requestInfo genericapirequest.RequestInfoRes
 		admit:       admit,
 		requestInfo: requestInfo,
 		loopback:    loopback,
+		// The user upstream's loopback token authenticates as
+		// (genericapiserver.AuthorizeClientBearerToken), groups in its order,
+		// which admission sees.
 		user: &user.DefaultInfo{
 			Name:   user.APIServerUser,
 			UID:    string(uuid.NewUUID()),
-			Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated},
+			Groups: []string{user.AllAuthenticated, user.SystemPrivilegedGroup},
 		},
 	}
 }
@@ -208,6 +220,7 @@ func (w *Writer) create(ctx context.Context, b *binding, obj *networkingv1.IPAdd
 	if p != nil {
 		ctx = jointwrite.WithPrepare(ctx, p)
 	}
+	opts.TypeMeta = createOptionsType
 
 	in := &networking.IPAddress{}
 	if err := legacyscheme.Scheme.Convert(obj, in, nil); err != nil {
@@ -249,6 +262,7 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	}
 	defer cancel()
 
+	opts.TypeMeta = deleteOptionsType
 	validate, err := w.admitDelete(ctx, name, &opts)
 	if err != nil {
 		return err
@@ -296,7 +310,7 @@ func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name 
 		return nil, jointwrite.ErrCannotPrepare
 	}
 
-	validate, err := w.admitDelete(ctx, name, &metav1.DeleteOptions{})
+	validate, err := w.admitDelete(ctx, name, &metav1.DeleteOptions{TypeMeta: deleteOptionsType})
 	if err != nil {
 		return nil, err
 	}
@@ -372,10 +386,13 @@ func plainDelete(opts *metav1.DeleteOptions) bool {
 
 // requestContext is the context a loopback request would be served with: the
 // loopback user and the RequestInfo this apiserver's handler chain gives a
-// request of method on path, nothing of the caller's (whose user, audit event
-// and request info are the Service request's), but the caller's deadline and
-// cancellation.
-func (w *Writer) requestContext(parent context.Context, method, path string) (context.Context, context.CancelFunc, error) {
+// request of method on path, nothing of the caller's (whose user, audit event,
+// warnings and request info are the Service request's), but the caller's
+// deadline and cancellation. The write's audit annotations are collected in
+// an audit context of its own; done, which the caller must call once the
+// write is over, ends the context and records them on the caller's audit
+// event (see withAuditAnnotations).
+func (w *Writer) requestContext(parent context.Context, method, path string) (ctx context.Context, done context.CancelFunc, err error) {
 	info, err := w.requestInfo.NewRequestInfo(&http.Request{Method: method, URL: &url.URL{Path: path}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("describing %s %s: %w", method, path, err)
@@ -388,9 +405,37 @@ func (w *Writer) requestContext(parent context.Context, method, path string) (co
 		ctx, cancelDeadline = context.WithDeadline(ctx, deadline)
 		cancelAll = func() { cancelDeadline(); stop(); cancel(nil) }
 	}
+	ctx, done = withAuditAnnotations(ctx, parent, cancelAll)
 	ctx = genericapirequest.WithUser(ctx, w.user)
 	ctx = genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
-	return genericapirequest.WithRequestInfo(ctx, info), cancelAll, nil
+	return genericapirequest.WithRequestInfo(ctx, info), done, nil
+}
+
+// withAuditAnnotations gives ctx an audit context of its own at the level of
+// parent's audited request, when parent's is audited, and returns a done that
+// calls cancel and adds the annotations admission attached to the write (a
+// ValidatingAdmissionPolicy's auditAnnotations, a webhook's) to parent's
+// audit event. Upstream records them on the loopback request's own event,
+// which an in-process write does not have; the Service request's is the one
+// that holds the write.
+func withAuditAnnotations(ctx, parent context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
+	caller := audit.AuditContextFrom(parent)
+	if caller == nil {
+		return ctx, cancel
+	}
+	level := caller.GetEventLevel()
+	if level == "" || level == auditinternal.LevelNone {
+		return ctx, cancel
+	}
+	ctx = audit.WithAuditContext(ctx)
+	own := audit.AuditContextFrom(ctx)
+	if err := own.Init(audit.RequestAuditConfig{Level: level}, nil); err != nil {
+		return ctx, cancel
+	}
+	return ctx, func() {
+		cancel()
+		audit.AddAuditAnnotationsMap(parent, own.GetEventAnnotations())
+	}
 }
 
 // mutateGuarded runs the mutating half of admission on the create of in, as
