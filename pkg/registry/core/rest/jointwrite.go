@@ -19,16 +19,20 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/util/dryrun"
 	"k8s.io/klog/v2"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/apis/networking"
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service/storage"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
@@ -70,7 +74,7 @@ func (r *serviceREST) Create(ctx context.Context, obj runtime.Object, createVali
 		if !errors.As(err, &collision) {
 			return out, err
 		}
-		if err := collisionOutcome(svc.Name, original.Spec.ClusterIPs, err, &lost, attempt); err != nil {
+		if err := collisionOutcome(svc.Name, requestedClusterIPs(original, svc), err, &lost, attempt); err != nil {
 			return nil, err
 		}
 		slot.Reset()
@@ -80,20 +84,42 @@ func (r *serviceREST) Create(ctx context.Context, obj runtime.Object, createVali
 
 // jointStorage builds the Service storage that writes creates jointly.
 type jointStorage struct {
+	logger klog.Logger
+	// ipAddressServers are the etcd servers the IPAddresses are stored on.
+	ipAddressServers []string
 	// servers are the etcd servers of the jointwrite.ServiceStorage built, if one was.
 	servers []string
 }
 
+// newJointStorage is a jointStorage for the IPAddresses that factory stores.
+func newJointStorage(factory serverstorage.StorageFactory) (*jointStorage, error) {
+	c, err := factory.NewConfig(networking.Resource("ipaddresses"), &networking.IPAddress{})
+	if err != nil {
+		return nil, fmt.Errorf("building storage config for ipaddresses: %w", err)
+	}
+	return &jointStorage{logger: klog.Background(), ipAddressServers: c.Transport.ServerList}, nil
+}
+
+// separateWritesLog is the line logged, once as the Service storage is built,
+// when each ClusterIP's IPAddress keeps an etcd request of its own.
+const separateWritesLog = "Writing each ClusterIP's IPAddress in an etcd request of its own"
+
 // decorate is getter, whose Service storage is a jointwrite.ServiceStorage
-// with an etcd client of its own. Where it cannot be (etcd behind an egress
-// selector), the storage is left as it is and each IPAddress keeps its own
-// etcd request.
+// with an etcd client of its own. Where it cannot be (Services and
+// IPAddresses on different etcd servers, etcd behind the egress selector),
+// the storage is left as it is, each IPAddress keeps its own etcd request,
+// and the log says why.
 func (j *jointStorage) decorate(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
 	return jointwrite.Decorating{RESTOptionsGetter: getter, Resource: api.Resource("services"),
 		Wrap: func(b jointwrite.Built) (storage.Interface, func(), error) {
+			if services := jointwrite.Servers(b.Options); !slices.Equal(services, j.ipAddressServers) {
+				j.logger.Info(separateWritesLog, "reason", "--etcd-servers-overrides stores Services and IPAddresses on different etcd servers",
+					"servicesServers", services, "ipAddressesServers", j.ipAddressServers)
+				return b.Storage, nil, nil
+			}
 			client, err := jointwrite.NewClient(b.Options)
 			if errors.Is(err, jointwrite.ErrEgress) {
-				klog.InfoS("Writing each ClusterIP's IPAddress in an etcd request of its own", "reason", err)
+				j.logger.Info(separateWritesLog, "reason", err)
 				return b.Storage, nil, nil
 			}
 			if err != nil {

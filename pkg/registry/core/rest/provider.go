@@ -88,7 +88,10 @@ func (p *Provider) NewRESTStorage(apiResourceConfigSource serverstorage.APIResou
 	if !ok {
 		return info, fmt.Errorf("the Service storage needs the pods storage, which is %T", storage["pods"])
 	}
-	var joint jointStorage
+	joint, err := newJointStorage(p.StorageFactory)
+	if err != nil {
+		return info, err
+	}
 	services, status, proxy, err := servicestore.NewREST(joint.decorate(restOptionsGetter),
 		p.allocators.clusterIPs.Primary.IPFamily(),
 		p.allocators.clusterIPs.ByFamily,

@@ -26,21 +26,31 @@ import (
 	"go.etcd.io/etcd/client/v3/kubernetes"
 	"go.uber.org/zap"
 	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/server/egressselector"
 )
 
-// ErrEgress says the etcd servers are reached through an egress selector,
-// which the joint write's client does not dial through.
-var ErrEgress = errors.New("etcd is reached through an egress selector")
+// ErrEgress says the etcd servers are reached through the egress selector's
+// etcd entry (--egress-selector-config-file), which the joint write's client
+// does not dial through.
+var ErrEgress = errors.New("etcd is reached through the egress selector's etcd entry")
 
 // NewClient is an etcd client of the servers opts store to, with their TLS
 // files, for the joint writes: the etcd storage keeps its clients to itself.
+// An egress selector without an etcd entry leaves etcd dialed directly, as
+// the etcd storage does; one with an etcd entry is ErrEgress.
 func NewClient(opts generic.RESTOptions) (*kubernetes.Client, error) {
 	if opts.StorageConfig == nil {
 		return nil, fmt.Errorf("storage of %s has no etcd configuration", opts.ResourcePrefix)
 	}
 	t := opts.StorageConfig.Transport
 	if t.EgressLookup != nil {
-		return nil, ErrEgress
+		dial, err := t.EgressLookup(egressselector.Etcd.AsNetworkContext())
+		if err != nil {
+			return nil, fmt.Errorf("etcd dialer of the egress selector for %s: %w", opts.ResourcePrefix, err)
+		}
+		if dial != nil {
+			return nil, ErrEgress
+		}
 	}
 	cfg := clientv3.Config{
 		Endpoints:            t.ServerList,
