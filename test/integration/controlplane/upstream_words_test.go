@@ -19,10 +19,14 @@ package controlplane
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
+	"regexp"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/netfork/netfork/test/integration/framework"
@@ -118,4 +122,105 @@ func TestFlagErrorsAreUpstreamsWords(t *testing.T) {
 				codes["upstream"], outputs["upstream"], codes["netfork"], outputs["netfork"])
 		}
 	}
+}
+
+// refusedIPAddressFacts is the message of the test's policy that refuses the
+// IPAddresses of Services named refused-*: what admission saw of the request.
+const refusedIPAddressFacts = "'refused: groups=' + request.userInfo.groups.join(',') + " +
+	"' options=' + request.options.apiVersion + '/' + request.options.kind + ' dryRun=' + string(request.dryRun)"
+
+// TestIPAddressRefusalIsUpstreams has a ValidatingAdmissionPolicy refuse the
+// IPAddress creates of some Services, on upstream's apiserver at the pinned
+// release and on netfork's, and compares the Services' errors: status code,
+// reason, field and words, with the policy's message naming what admission
+// saw of the IPAddress request (user groups in order, options, dry-run).
+// Addresses the apiserver chose are masked, and so are both of a dual-stack
+// Service's, since either family may be the one refused first (upstream
+// allocates the families in map order). A second policy lets an IPAddress
+// delete through only when it looks like upstream's loopback DELETE; every
+// IPAddress of a deleted Service must be gone when its delete returns.
+func TestIPAddressRefusalIsUpstreams(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	flags := framework.WithFlags("--service-cluster-ip-range=" + dualStackRanges)
+	servers := map[string]*framework.APIServer{
+		"upstream": framework.StartUpstreamAPIServer(t, flags),
+		"netfork":  framework.StartAPIServer(t, flags),
+	}
+	dual := func(svc *corev1.Service) *corev1.Service {
+		return withFamilies(svc, corev1.IPFamilyPolicyRequireDualStack)
+	}
+	cases := []struct {
+		svc  *corev1.Service
+		mask bool
+	}{
+		{clusterIPService("refused-dynamic"), true},
+		{withClusterIPs(clusterIPService("refused-static"), "10.100.0.77"), false},
+		{dual(clusterIPService("refused-dual")), true},
+		{dual(withClusterIPs(clusterIPService("refused-dual-static"), "10.100.0.78", "fd00:10:100::78")), true},
+	}
+	got := map[string][]string{}
+	for name, s := range servers {
+		waitKubernetesService(ctx, t, s.Client)
+		// The delete policy is created first, so the plugin's informers hold
+		// it by the time the create policy, created after it, bites.
+		denyIPAddresses(ctx, t, s.Client, "loopback-deletes", admissionregistrationv1.Delete, admissionregistrationv1.Validation{
+			Expression: "request.userInfo.groups == ['system:authenticated', 'system:masters'] && " +
+				"request.options.apiVersion == 'meta.k8s.io/v1' && request.options.kind == 'DeleteOptions' && !request.dryRun",
+			Message: "not upstream's loopback DELETE",
+		})
+		denyIPAddresses(ctx, t, s.Client, "refuse-ipaddresses", admissionregistrationv1.Create, admissionregistrationv1.Validation{
+			Expression:        "!object.spec.parentRef.name.startsWith('refused')",
+			MessageExpression: refusedIPAddressFacts,
+		})
+		waitRefused(ctx, t, s.Client, metav1.NamespaceDefault, clusterIPService("refused-probe"), "refused: groups=")
+		for _, c := range cases {
+			_, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, c.svc.DeepCopy(), metav1.CreateOptions{})
+			if err == nil {
+				t.Fatalf("%s created Service %s; want its IPAddress refused", name, c.svc.Name)
+			}
+			got[name] = append(got[name], statusOf(t, err, c.mask))
+		}
+
+		// A dry run allocates nothing and sends no IPAddress to admission.
+		dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+		if _, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, dual(clusterIPService("refused-dry-run")), dryRun); err != nil {
+			t.Errorf("%s: dry run of Service refused-dry-run: %v, want it accepted with no IPAddress admitted", name, err)
+		}
+
+		allowed := createService(ctx, t, s.Client, dual(clusterIPService("allowed")))
+		if err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, allowed.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("%s: deleting Service allowed: %v", name, err)
+		}
+		for _, ip := range allowed.Spec.ClusterIPs {
+			if _, err := s.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				t.Errorf("%s: IPAddress %s of deleted Service allowed: %v, want NotFound (the delete policy let upstream's loopback DELETE through)", name, ip, err)
+			}
+		}
+	}
+	for i, c := range cases {
+		if up, nf := got["upstream"][i], got["netfork"][i]; up != nf {
+			t.Errorf("Service %s:\nupstream: %s\nnetfork:  %s", c.svc.Name, up, nf)
+		}
+	}
+}
+
+// testRangeAddress matches the addresses of dualStackRanges.
+var testRangeAddress = regexp.MustCompile(`10\.100\.0\.[0-9]+|fd00:10:100::[0-9a-f]+`)
+
+// statusOf is err's API status as JSON, the test ranges' addresses masked if mask.
+func statusOf(t *testing.T, err error, mask bool) string {
+	t.Helper()
+	status, ok := err.(apierrors.APIStatus)
+	if !ok {
+		t.Fatalf("error %v is no API status", err)
+	}
+	out, jerr := json.Marshal(status.Status())
+	if jerr != nil {
+		t.Fatal(jerr)
+	}
+	if mask {
+		return testRangeAddress.ReplaceAllString(string(out), "<ip>")
+	}
+	return string(out)
 }
