@@ -14,29 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package jointwrite writes a new Service and the IPAddress of one of its
-// ClusterIPs in one etcd transaction, where upstream writes the IPAddress in
-// a request of its own before the Service's.
-//
-// Everything but the etcd write stays where it was. The allocator prepares
-// the IPAddress while the Service storage begins the create, as before: the
-// IPAddress goes through admission (webhooks and ValidatingAdmissionPolicies
-// on ipaddresses see and can refuse it), gets its managed fields, and passes
-// its registry's strategy and validation; then PreparingStorage, in place of
-// the etcd write at the end of the IPAddress registry's create, encodes it as
-// that registry's etcd storage would (storage version, codec, the
-// encryption-at-rest transformer of ipaddresses) and hands it to the Slot of
-// the Service's request. The Service's own create goes on (its validation,
-// admission and quota); ServiceStorage then writes both keys in one
-// transaction that succeeds only if neither exists. A Service create that
-// fails before that leaves no IPAddress behind, not even for a moment.
-//
-// One IPAddress rides with the Service at most: two objects of one resource
-// written in one transaction would share a resourceVersion, and a watch
-// resumed from it would miss the second. The other ClusterIP of a dual-stack
-// Service is prepared alike and written in a transaction of its own just
-// before the Service's, so it too is written only once the Service passed
-// admission.
 package jointwrite
 
 import (

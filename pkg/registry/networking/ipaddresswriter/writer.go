@@ -14,30 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package ipaddresswriter writes the IPAddresses netfork's ClusterIP
-// allocator creates and deletes through this apiserver's own IPAddress
-// storage, in process, instead of through the loopback client.
-//
-// Upstream's allocator sends each IPAddress create and delete back to its
-// own apiserver over the loopback connection: TLS, HTTP/2, authentication,
-// priority and fairness, authorization, routing and two encodings for every
-// ClusterIP, which costs about as much as the Service request itself. The
-// Writer keeps what makes the object and the request the same as upstream's:
-//
-//   - the identity: the loopback user (system:apiserver in system:masters),
-//     so admission sees the user upstream's loopback request carries;
-//   - mutating and validating admission of this apiserver's chain, so
-//     webhooks and ValidatingAdmissionPolicies on ipaddresses still apply
-//     (with the managed-fields guard the API handler adds);
-//   - managed fields, computed with the same field manager machinery as the
-//     API handler, for manager "kube-apiserver" (upstream's loopback user agent);
-//   - the storage itself: upstream's IPAddress strategy, validation, etcd key
-//     and encoding.
-//
-// What differs, and is documented in docs/differences.md: the writes are not audited
-// as separate requests and are not counted in apiserver_request_* metrics.
-// Until Bind is called (or when the networking.k8s.io/v1 ipaddresses
-// resource is disabled), the Writer falls back to the loopback client.
 package ipaddresswriter
 
 import (
