@@ -128,6 +128,11 @@ type CIDRAllocator struct {
 	// along in its transaction (PrepareRelease) to that object's UID, until
 	// the Service storage releases the address.
 	deletedJointly map[addrKey]createdObject
+	// refusedDeletes maps addresses whose IPAddress delete admission refused
+	// as a Service delete prepared it (PrepareRelease) to that object and the
+	// refusal, for the release that follows to answer with it rather than ask
+	// admission a second time, as upstream asks once.
+	refusedDeletes map[addrKey]refusedDelete
 	// held maps an address whose IPAddress was deleted while a Service still
 	// had it to that Service, until the Service lets it go.
 	held      map[addrKey]string
@@ -139,6 +144,16 @@ type createdObject struct {
 	uid types.UID
 	at  time.Time
 }
+
+type refusedDelete struct {
+	createdObject
+	err error
+}
+
+// refusedDeleteTTL is how long a refused delete stands for the release that
+// follows it: the Service storage releases right after its delete, and a
+// request times out before.
+const refusedDeleteTTL = time.Minute
 
 type handlerRegistration struct {
 	informer     cache.SharedInformer
@@ -180,6 +195,7 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 		released:    map[addrKey]createdObject{},
 
 		deletedJointly: map[addrKey]createdObject{},
+		refusedDeletes: map[addrKey]refusedDelete{},
 		held:           map[addrKey]string{},
 		recorders:      map[netip.Prefix]*metricsutil.Recorder{},
 	}
@@ -567,8 +583,11 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 	uid := joint.uid
 	if !deleted {
 		uid = a.releasing(addr)
-		// upstream's Interface gives Release no context
-		err := a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
+		err := a.takeRefusedDelete(k, uid)
+		if err == nil {
+			// upstream's Interface gives Release no context
+			err = a.writer.Delete(context.TODO(), addr.String(), metav1.DeleteOptions{})
+		}
 		if err != nil {
 			// Upstream's allocator logs a failed delete (refused by
 			// admission, say) in these words and answers nil, which the
@@ -595,6 +614,19 @@ func (a *CIDRAllocator) Release(ip net.IP) error {
 		_ = a.bitmap.Release(ip)
 	}
 	return nil
+}
+
+// takeRefusedDelete is the refusal PrepareRelease met, a moment ago, when it
+// prepared the delete of the IPAddress uid of k, or nil; it is used once.
+func (a *CIDRAllocator) takeRefusedDelete(k addrKey, uid types.UID) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, ok := a.refusedDeletes[k]
+	delete(a.refusedDeletes, k)
+	if !ok || r.uid != uid || a.clock.Since(r.at) > refusedDeleteTTL {
+		return nil
+	}
+	return r.err
 }
 
 // releasing is the UID of the IPAddress of addr that Release is about to
@@ -628,6 +660,11 @@ func (a *CIDRAllocator) sweep() {
 			if now.Sub(c.at) > reservationTTL {
 				delete(objects, k)
 			}
+		}
+	}
+	for k, r := range a.refusedDeletes {
+		if now.Sub(r.at) > refusedDeleteTTL {
+			delete(a.refusedDeletes, k)
 		}
 	}
 	a.mu.Unlock()

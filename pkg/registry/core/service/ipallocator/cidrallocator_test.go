@@ -34,6 +34,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
 )
 
 func TestCIDRAllocatorCommitWritesUpstreamIPAddress(t *testing.T) {
@@ -468,5 +470,68 @@ func TestCIDRAllocatorRefusedReleaseIsLogged(t *testing.T) {
 	}
 	if !f.ipAddressExists(addr.String()) || !f.alloc.Has(netIP(addr.String())) {
 		t.Errorf("after a refused release, IPAddress exists: %t, address used: %t; want both", f.ipAddressExists(addr.String()), f.alloc.Has(netIP(addr.String())))
+	}
+}
+
+// refusingPreparer is an IPAddressWriter whose deletes prepared for a Service's
+// transaction are refused, as admission would refuse them; it prepares no creates.
+type refusingPreparer struct {
+	IPAddressWriter
+	refusal  error
+	prepared int
+}
+
+func (r *refusingPreparer) Prepare(context.Context, *jointwrite.Slot, *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error) {
+	return nil, nil, jointwrite.ErrCannotPrepare
+}
+
+func (r *refusingPreparer) PrepareDelete(context.Context, *jointwrite.Slot, string) (*jointwrite.Prepared, error) {
+	r.prepared++
+	return nil, r.refusal
+}
+
+// TestCIDRAllocatorRefusedJointDeleteAdmittedOnce checks that an IPAddress
+// delete admission refused as the Service's delete transaction prepared it is
+// not sent to admission again when the Service storage releases the address,
+// as upstream sends one delete: the release logs that refusal in upstream's
+// words. A later release asks again.
+func TestCIDRAllocatorRefusedJointDeleteAdmittedOnce(t *testing.T) {
+	logs := captureLogs(t)
+	preparer := &refusingPreparer{}
+	f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")}, func(c *CIDRConfig) {
+		preparer.IPAddressWriter = c.Writer
+		c.Writer = preparer
+	})
+	addr := f.allocateNext(t, "web")
+	waitFor(t, "the informer to report IPAddress "+addr.String(), func() bool {
+		_, err := f.alloc.ipAddresses.Get(addr.String())
+		return err == nil
+	})
+	preparer.refusal = apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, addr.String(), errors.New("policy says no"))
+	deletes := 0
+	f.client.PrependReactor("delete", "ipaddresses", func(k8stesting.Action) (bool, runtime.Object, error) {
+		deletes++
+		return false, nil, nil
+	})
+
+	if got := f.alloc.PrepareRelease(context.Background(), nil, service("web", addr.String())); len(got) != 0 || preparer.prepared != 1 {
+		t.Fatalf("PrepareRelease = %d deletes after %d prepared, want none after 1", len(got), preparer.prepared)
+	}
+	if err := f.alloc.Release(netIP(addr.String())); err != nil {
+		t.Fatalf("Release = %v, want nil as upstream's", err)
+	}
+	want := fmt.Sprintf("error releasing ip %s : %v", addr, preparer.refusal)
+	if deletes != 0 || len(logs.lines(want)) != 1 {
+		t.Errorf("the release sent %d deletes and logged %q; want none sent and %q logged once", deletes, logs.lines("error releasing ip"), want)
+	}
+	if !f.ipAddressExists(addr.String()) || !f.alloc.Has(netIP(addr.String())) {
+		t.Errorf("after a refused release, IPAddress exists: %t, address used: %t; want both", f.ipAddressExists(addr.String()), f.alloc.Has(netIP(addr.String())))
+	}
+
+	if err := f.alloc.Release(netIP(addr.String())); err != nil {
+		t.Fatal(err)
+	}
+	if deletes != 1 || f.ipAddressExists(addr.String()) {
+		t.Errorf("a later release sent %d deletes, IPAddress exists: %t; want it asked and deleted", deletes, f.ipAddressExists(addr.String()))
 	}
 }

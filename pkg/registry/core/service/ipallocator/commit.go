@@ -190,6 +190,7 @@ func (a *CIDRAllocator) PrepareRelease(ctx context.Context, slot *jointwrite.Slo
 		k := keyOf(addr)
 		a.mu.Lock()
 		_, reserved := a.pending[k]
+		delete(a.refusedDeletes, k)
 		a.mu.Unlock()
 		obj, err := a.ipAddresses.Get(addr.String())
 		if reserved || err != nil || !ownedBy(obj, svc) {
@@ -197,6 +198,12 @@ func (a *CIDRAllocator) PrepareRelease(ctx context.Context, slot *jointwrite.Slo
 		}
 		prepared, err := p.PrepareDelete(ctx, slot, obj.Name)
 		if err != nil {
+			if !errors.Is(err, jointwrite.ErrCannotPrepare) {
+				// Admission refused it: the release answers with this.
+				a.mu.Lock()
+				a.refusedDeletes[k] = refusedDelete{createdObject: createdObject{uid: obj.UID, at: a.clock.Now()}, err: err}
+				a.mu.Unlock()
+			}
 			continue
 		}
 		uid := obj.UID
