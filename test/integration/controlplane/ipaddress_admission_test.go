@@ -18,6 +18,10 @@ package controlplane
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +29,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -88,5 +93,65 @@ func TestIPAddressWritesAreAdmitted(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("an IPAddress of Service denied is left behind: %v", err)
+	}
+}
+
+// TestIPAddressAuditAnnotationsKept checks that the audit annotations a
+// ValidatingAdmissionPolicy attaches to an in-process IPAddress write are not
+// lost: they are recorded on the audit event of the Service create that made
+// the write (upstream records them on its loopback request's own event).
+func TestIPAddressAuditAnnotationsKept(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	policyFile, logFile := filepath.Join(dir, "audit-policy.yaml"), filepath.Join(dir, "audit.log")
+	if err := os.WriteFile(policyFile, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := framework.StartAPIServer(t, framework.WithFlags("--service-cluster-ip-range=10.100.0.0/24",
+		"--audit-policy-file="+policyFile, "--audit-log-path="+logFile))
+	defer s.Stop()
+	waitKubernetesService(ctx, t, s.Client)
+
+	// The policy is made in two steps so that its refusal of "probe", which
+	// the test waits for, comes with the annotation in one version of it.
+	const name = "annotate-ipaddresses"
+	denyIPAddresses(ctx, t, s.Client, name, admissionregistrationv1.Create, admissionregistrationv1.Validation{Expression: "true"})
+	policies := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+	policy, err := policies.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy.Spec.Validations = append(policy.Spec.Validations, admissionregistrationv1.Validation{
+		Expression: "object.spec.parentRef.name != 'probe'", Message: deniedParentMessage})
+	policy.Spec.AuditAnnotations = []admissionregistrationv1.AuditAnnotation{{Key: "parent", ValueExpression: "string(object.spec.parentRef.name)"}}
+	if _, err := policies.Update(ctx, policy, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("updating ValidatingAdmissionPolicy %s: %v", name, err)
+	}
+	waitRefused(ctx, t, s.Client, metav1.NamespaceDefault, clusterIPService("probe"), deniedParentMessage)
+
+	createService(ctx, t, s.Client, clusterIPService("audited"))
+	key := name + "/parent"
+	var seen []string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, pollTimeout, true, func(context.Context) (bool, error) {
+		data, err := os.ReadFile(logFile)
+		if err != nil {
+			return false, nil
+		}
+		seen = nil
+		for _, line := range strings.Split(string(data), "\n") {
+			var ev auditv1.Event
+			if json.Unmarshal([]byte(line), &ev) != nil || ev.ObjectRef == nil || ev.ObjectRef.Resource != "services" ||
+				ev.ObjectRef.Name != "audited" || ev.Verb != "create" || ev.Stage != auditv1.StageResponseComplete {
+				continue
+			}
+			seen = append(seen, fmt.Sprint(ev.Annotations))
+			if ev.Annotations[key] == "audited" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no audit event of the create of Service audited with annotation %s=audited (events of it: %q)", key, seen)
 	}
 }

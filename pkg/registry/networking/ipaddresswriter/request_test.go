@@ -87,8 +87,8 @@ func (r *recordingAdmission) Validate(_ context.Context, a admission.Attributes,
 	return a.AddAnnotation(annotationKey, string(a.GetOperation()))
 }
 
-// newBoundWriter is a Writer, admitted by admit behind the admission chain's
-// audit wrapper, bound to upstream's IPAddress storage on etcd.
+// newBoundWriter is a Writer, admitted by admit (an admission chain as the
+// apiserver's config holds it), bound to upstream's IPAddress storage on etcd.
 func newBoundWriter(t *testing.T, admit admission.Interface) *Writer {
 	t.Helper()
 	st := storagetest.New(t)
@@ -101,7 +101,7 @@ func newBoundWriter(t *testing.T, admit admission.Interface) *Writer {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Destroy)
-	w := New(admission.WithAudit(admit), nil, nil)
+	w := New(admit, nil, nil)
 	if err := w.Bind(store.Store); err != nil {
 		t.Fatal(err)
 	}

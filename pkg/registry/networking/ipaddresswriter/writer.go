@@ -99,6 +99,9 @@ func New(admit admission.Interface, requestInfo genericapirequest.RequestInfoRes
 	if admit == nil {
 		admit = admitAll{}
 	}
+	// The API handlers wrap the chain so that what admission attaches to a
+	// request (audit annotations) is recorded on its audit event.
+	admit = admission.WithAudit(admit)
 	if requestInfo == nil {
 		requestInfo = genericapiserver.NewRequestInfoResolver(&genericapiserver.Config{
 			LegacyAPIGroupPrefixes: sets.NewString(genericapiserver.DefaultLegacyAPIPrefix),
