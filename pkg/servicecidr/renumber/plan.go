@@ -1,0 +1,314 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/big"
+	"net/netip"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Disposition says what the renumber does with a Service.
+type Disposition string
+
+const (
+	// Move: flipped through ExternalName into the target range, bridged.
+	Move Disposition = "move"
+	// Moved: already in the target range (this renumber moved it).
+	Moved Disposition = "moved"
+	// Headless, ExternalName: no ClusterIP, nothing to do.
+	Headless     Disposition = "headless"
+	ExternalName Disposition = "external-name"
+	// OtherRange: its ClusterIPs are outside the source range (another ServiceCIDR).
+	OtherRange Disposition = "other-range"
+	// KubernetesService: the apiservers' own; left to them.
+	KubernetesService Disposition = "left-to-apiservers"
+	// LoadBalancer: ExternalName would drop its load balancer; moved only with --include-load-balancers.
+	LoadBalancer Disposition = "load-balancer"
+	// Deleting: being deleted; its old address goes with it.
+	Deleting Disposition = "deleting"
+	// Bridge: a bridge Service of this renumber.
+	Bridge Disposition = "bridge"
+)
+
+// classify decides what the renumber does with svc.
+func classify(svc *corev1.Service, from Ranges, includeLB bool) Disposition {
+	switch {
+	case svc.Labels[BridgeLabel] != "":
+		return Bridge
+	case svc.Namespace == metav1.NamespaceDefault && svc.Name == "kubernetes":
+		return KubernetesService
+	case svc.Spec.Type == corev1.ServiceTypeExternalName:
+		return ExternalName
+	case svc.Spec.ClusterIP == corev1.ClusterIPNone:
+		return Headless
+	}
+	in := false
+	for _, ip := range clusterIPs(svc) {
+		if a, err := netip.ParseAddr(ip); err == nil && from.Contains(a) {
+			in = true
+		}
+	}
+	switch {
+	case !in:
+		return OtherRange
+	case svc.DeletionTimestamp != nil:
+		return Deleting
+	case svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !includeLB:
+		return LoadBalancer
+	}
+	return Move
+}
+
+func clusterIPs(svc *corev1.Service) []string {
+	if len(svc.Spec.ClusterIPs) > 0 {
+		return svc.Spec.ClusterIPs
+	}
+	if svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		return []string{svc.Spec.ClusterIP}
+	}
+	return nil
+}
+
+// picker chooses target addresses: the same host offset where free, else the
+// lowest free one, never the target's first address (the `kubernetes`
+// Service's once the apiservers move it).
+type picker struct {
+	from, to Ranges
+	taken    map[netip.Addr]bool
+}
+
+func (p *picker) pick(old string) (string, error) {
+	a, err := netip.ParseAddr(old)
+	if err != nil || !p.from.Contains(a) {
+		return old, nil // outside the source range: kept
+	}
+	src, _ := p.from.family(a.Is4())
+	dst, ok := p.to.family(a.Is4())
+	if !ok {
+		return "", fmt.Errorf("%s: the target has no %s range", old, familyName(a))
+	}
+	if n, ok := atOffset(dst, offset(src, a)); ok && !p.taken[n] && offset(dst, n).Cmp(big.NewInt(1)) != 0 {
+		p.taken[n] = true
+		return n.String(), nil
+	}
+	limit := usable(dst)
+	for off := big.NewInt(2); off.Cmp(limit) <= 0; off.Add(off, big.NewInt(1)) {
+		n, _ := atOffset(dst, off)
+		if !p.taken[n] {
+			p.taken[n] = true
+			return n.String(), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no free address left in %s", old, dst)
+}
+
+func (p *picker) pickAll(old []string) ([]string, error) {
+	out := make([]string, len(old))
+	for i, ip := range old {
+		n, err := p.pick(ip)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func familyName(a netip.Addr) string {
+	if a.Is4() {
+		return "IPv4"
+	}
+	return "IPv6"
+}
+
+// bridgeName is the bridge Service's name for a Service: <name>-renumber-bridge,
+// shortened with a hash when that exceeds a DNS label.
+func bridgeName(name string) string {
+	const suffix = "-renumber-bridge"
+	if len(name)+len(suffix) <= 63 {
+		return name + suffix
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	short := fmt.Sprintf("%s-%08x", strings.TrimRight(name[:63-len(suffix)-9], "-"), h.Sum32())
+	return short + suffix
+}
+
+// bridgeDNS is the name the flipped Service's CNAME points at.
+func bridgeDNS(rec *ServiceRecord, domain string) string {
+	return fmt.Sprintf("%s.%s.svc.%s", bridgeName(rec.Name), rec.Namespace, domain)
+}
+
+// Plan is what a renumber does, printed by `plan` and before `renumber` acts.
+type Plan struct {
+	From     []string         `json:"from"`
+	To       []string         `json:"to"`
+	Phase    Phase            `json:"phase,omitempty"`
+	Services []PlannedService `json:"services"`
+	Steps    []string         `json:"steps"`
+	// LeftToOperator are what the tool cannot do: kubelet restarts, the `kubernetes` Service.
+	LeftToOperator []string `json:"leftToOperator,omitempty"`
+}
+
+// PlannedService is one Service and what happens to it.
+type PlannedService struct {
+	Namespace     string      `json:"namespace"`
+	Name          string      `json:"name"`
+	Type          string      `json:"type"`
+	Disposition   Disposition `json:"disposition"`
+	OldClusterIPs []string    `json:"oldClusterIPs,omitempty"`
+	NewClusterIPs []string    `json:"newClusterIPs,omitempty"`
+	Bridge        string      `json:"bridge,omitempty"`
+}
+
+// buildPlan lists every object and step of a renumber of c from st's ranges,
+// with the records st holds and new ones for the Services not yet recorded.
+func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, error) {
+	from, _ := ParseRanges(strings.Join(st.From, ","))
+	to, _ := ParseRanges(strings.Join(st.To, ","))
+	pl := &Plan{From: st.From, To: st.To, Phase: st.Phase}
+	recorded := map[string]*ServiceRecord{}
+	for i := range st.Services {
+		recorded[st.Services[i].key()] = &st.Services[i]
+	}
+	taken := map[netip.Addr]bool{}
+	for a := range c.taken {
+		taken[a] = true
+	}
+	for _, r := range st.Services {
+		for _, ip := range r.NewClusterIPs {
+			if a, err := netip.ParseAddr(ip); err == nil {
+				taken[a] = true
+			}
+		}
+	}
+	pk := &picker{from: from, to: to, taken: taken}
+	var fresh []ServiceRecord
+	for i := range c.services {
+		svc := &c.services[i]
+		ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: clusterIPs(svc)}
+		rec := recorded[svc.Namespace+"/"+svc.Name]
+		if rec != nil && rec.UID == svc.UID {
+			ps.Disposition, ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = Move, rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
+			if equalIPs(clusterIPs(svc), rec.NewClusterIPs) {
+				ps.Disposition = Moved
+			}
+			pl.Services = append(pl.Services, ps)
+			continue
+		}
+		ps.Disposition = classify(svc, from, includeLB)
+		if ps.Disposition == Move {
+			news, err := pk.pickAll(ps.OldClusterIPs)
+			if err != nil {
+				return nil, nil, fmt.Errorf("Service %s/%s: %w", svc.Namespace, svc.Name, err)
+			}
+			r := ServiceRecord{
+				Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID,
+				OldClusterIPs: ps.OldClusterIPs, NewClusterIPs: news,
+				Spec: *svc.Spec.DeepCopy(), ManagedFields: svc.ManagedFields,
+			}
+			if st.CutOver == nil {
+				r.Bridge = bridgeName(svc.Name)
+			}
+			fresh = append(fresh, r)
+			ps.NewClusterIPs, ps.Bridge = news, r.Bridge
+		}
+		pl.Services = append(pl.Services, ps)
+	}
+	pl.Steps = planSteps(c, st, pl, from, to)
+	pl.LeftToOperator = leftToOperator(c, from, to)
+	return pl, fresh, nil
+}
+
+func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
+	var steps []string
+	add := func(format string, args ...any) { steps = append(steps, fmt.Sprintf(format, args...)) }
+	add("record the renumber %s -> %s in ConfigMap %s/%s before each change", from, to, StateNamespace, StateName)
+	add("create ServiceCIDR %s with %s", TargetServiceCIDRName, to)
+	for _, ps := range pl.Services {
+		switch ps.Disposition {
+		case Move:
+			rec := ServiceRecord{Namespace: ps.Namespace, Name: ps.Name}
+			if ps.Bridge != "" {
+				add("Service %s/%s: type ExternalName -> %s; create Service %s/%s at %s; back to type %s at %s",
+					ps.Namespace, ps.Name, bridgeDNS(&rec, st.ClusterDomain), ps.Namespace, ps.Bridge,
+					strings.Join(ps.OldClusterIPs, ","), ps.Type, strings.Join(ps.NewClusterIPs, ","))
+			} else {
+				add("Service %s/%s: type ExternalName, back to type %s at %s (after the cut-over: no bridge keeps %s)",
+					ps.Namespace, ps.Name, ps.Type, strings.Join(ps.NewClusterIPs, ","), strings.Join(ps.OldClusterIPs, ","))
+			}
+		case LoadBalancer:
+			add("Service %s/%s: type LoadBalancer, not moved (refused without --include-load-balancers: ExternalName would drop its load balancer)", ps.Namespace, ps.Name)
+		case Deleting:
+			add("Service %s/%s: being deleted, not moved; its address goes with it", ps.Namespace, ps.Name)
+		}
+	}
+	for _, u := range configUpdates(c, st, pl) {
+		add("ConfigMap %s/%s key %s: %s", metav1.NamespaceSystem, u.Name, u.Key, u.summary)
+	}
+	add("cut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while bridges and the `kubernetes` Service hold old addresses", defaultServiceCIDRName, from)
+	add("move every Service created in the old range meanwhile (no bridge after the cut-over)")
+	add("finish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", TargetServiceCIDRName, defaultServiceCIDRName, to)
+	return steps
+}
+
+// leftToOperator lists what the renumber leaves to the operator and the apiservers.
+func leftToOperator(c *cluster, from, to Ranges) []string {
+	var out []string
+	if c.kubelet != nil {
+		names := make([]string, 0, len(c.nodes))
+		for _, n := range c.nodes {
+			names = append(names, n.Name)
+		}
+		out = append(out, fmt.Sprintf("restart kubelet on every node (%s): it reads clusterDNS only at start", strings.Join(names, ", ")))
+	}
+	if k := c.service(metav1.NamespaceDefault, "kubernetes"); k != nil {
+		for _, ip := range clusterIPs(k) {
+			if a, err := netip.ParseAddr(ip); err == nil && from.Contains(a) {
+				first := make([]string, 0, len(to))
+				for _, p := range to {
+					n, _ := atOffset(p, big.NewInt(1))
+					first = append(first, n.String())
+				}
+				out = append(out, fmt.Sprintf("Service default/kubernetes (at %s) is the apiservers': once no client uses %s, delete it and the apiservers recreate it at %s", strings.Join(clusterIPs(k), ","), ip, strings.Join(first, ",")))
+				break
+			}
+		}
+	}
+	out = append(out, "roll every apiserver's certificates so their SANs name the `kubernetes` Service's new address")
+	return out
+}
+
+func equalIPs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, errx := netip.ParseAddr(a[i])
+		y, erry := netip.ParseAddr(b[i])
+		if errx != nil || erry != nil || x != y {
+			return false
+		}
+	}
+	return true
+}

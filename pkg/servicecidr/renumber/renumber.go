@@ -1,0 +1,483 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Options configure a Runner.
+type Options struct {
+	// To is the target range; empty continues the recorded renumber.
+	To Ranges
+	// IncludeLoadBalancers moves type LoadBalancer Services too.
+	IncludeLoadBalancers bool
+	// Force lets Finish remove the bridges while old pods still run.
+	Force bool
+	// Log receives one line per change.
+	Log io.Writer
+	// AfterStep, if set, is called after each change; an error stops the run
+	// there, as a kill would (tests use it).
+	AfterStep func(step string) error
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Runner plans, runs, finishes and rolls back a renumber.
+type Runner struct {
+	client kubernetes.Interface
+	opts   Options
+	store  store
+}
+
+// New returns a Runner acting through client.
+func New(client kubernetes.Interface, opts Options) *Runner {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Runner{client: client, opts: opts, store: store{client: client}}
+}
+
+// step reports a change made and lets a test stop the run after it.
+func (r *Runner) step(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintln(r.opts.Log, msg)
+	if r.opts.AfterStep != nil {
+		return r.opts.AfterStep(msg)
+	}
+	return nil
+}
+
+// prepare reads the record and the cluster and refuses bad input; the State
+// it returns is the recorded one or a new one not yet saved.
+func (r *Runner) prepare(ctx context.Context) (*cluster, *State, error) {
+	st, err := r.store.load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := readCluster(ctx, r.client)
+	if err != nil {
+		return nil, nil, err
+	}
+	to := r.opts.To
+	if len(to) == 0 {
+		if st == nil || st.Phase == PhaseFinished {
+			return nil, nil, errors.New("--to: required (no renumber in progress to continue)")
+		}
+		if to, err = ParseRanges(strings.Join(st.To, ",")); err != nil {
+			return nil, nil, fmt.Errorf("recorded target: %w", err)
+		}
+	}
+	from, err := sourceRanges(c, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := refuse(c, st, from, to, r.opts.IncludeLoadBalancers, r.opts.Now()); err != nil {
+		return nil, nil, err
+	}
+	if st == nil || st.Phase == PhaseFinished {
+		st = &State{From: from.Strings(), To: to.Strings(), ClusterDomain: c.clusterDomain()}
+	}
+	return c, st, nil
+}
+
+// Plan is what Renumber would do now; it changes nothing.
+func (r *Runner) Plan(ctx context.Context) (*Plan, error) {
+	c, st, err := r.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	return pl, err
+}
+
+// Renumber runs the renumber, or continues the recorded one, up to the grace
+// period, and returns the plan it ran.
+func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
+	c, st, err := r.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	if err != nil {
+		return nil, err
+	}
+	if st.Phase == "" {
+		st.Phase = PhaseMoving
+		if err := r.store.save(ctx, st); err != nil {
+			return nil, err
+		}
+		if err := r.step("recorded the renumber %s -> %s in ConfigMap %s/%s", strings.Join(st.From, ","), strings.Join(st.To, ","), StateNamespace, StateName); err != nil {
+			return nil, err
+		}
+	}
+	if st.Phase == PhaseMoving {
+		if err := r.ensureTarget(ctx, st); err != nil {
+			return nil, err
+		}
+		if err := r.moveAll(ctx, st); err != nil {
+			return nil, err
+		}
+		if err := r.updateConfigs(ctx, st); err != nil {
+			return nil, err
+		}
+		st.Phase, st.CutOver = PhaseCutOver, &metav1.Time{Time: r.opts.Now()}
+		if err := r.store.save(ctx, st); err != nil {
+			return nil, err
+		}
+		if err := r.step("recorded the cut-over"); err != nil {
+			return nil, err
+		}
+	}
+	if st.Phase == PhaseCutOver {
+		if err := r.deleteOldServiceCIDR(ctx, st); err != nil {
+			return nil, err
+		}
+		// Services that got an old address before the deletion took effect.
+		if err := r.moveAll(ctx, st); err != nil {
+			return nil, err
+		}
+		st.Phase = PhaseRenumbered
+		if err := r.store.save(ctx, st); err != nil {
+			return nil, err
+		}
+		if err := r.step("renumbered: bridges keep the old addresses until finish"); err != nil {
+			return nil, err
+		}
+	}
+	if c, err = readCluster(ctx, r.client); err == nil {
+		pl, _, err = buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	}
+	return pl, err
+}
+
+func (r *Runner) ensureTarget(ctx context.Context, st *State) error {
+	sc := &networkingv1.ServiceCIDR{
+		ObjectMeta: metav1.ObjectMeta{Name: TargetServiceCIDRName},
+		Spec:       networkingv1.ServiceCIDRSpec{CIDRs: st.To},
+	}
+	_, err := r.client.NetworkingV1().ServiceCIDRs().Create(ctx, sc, metav1.CreateOptions{FieldManager: FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		got, err := r.client.NetworkingV1().ServiceCIDRs().Get(ctx, TargetServiceCIDRName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading ServiceCIDR %s: %w", TargetServiceCIDRName, err)
+		}
+		if got.DeletionTimestamp != nil {
+			return fmt.Errorf("ServiceCIDR %s is being deleted (a rollback): run again once it is gone", TargetServiceCIDRName)
+		}
+		if strings.Join(got.Spec.CIDRs, ",") != strings.Join(st.To, ",") {
+			return fmt.Errorf("ServiceCIDR %s exists with %s, not %s: delete it or renumber to its range", TargetServiceCIDRName, strings.Join(got.Spec.CIDRs, ","), strings.Join(st.To, ","))
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("creating ServiceCIDR %s: %w", TargetServiceCIDRName, err)
+	}
+	return r.step("created ServiceCIDR %s with %s", TargetServiceCIDRName, strings.Join(st.To, ","))
+}
+
+// moveAll records the Services in the old range not yet recorded, moves every
+// recorded one, and repeats while new ones turn up.
+func (r *Runner) moveAll(ctx context.Context, st *State) error {
+	for {
+		c, err := readCluster(ctx, r.client)
+		if err != nil {
+			return err
+		}
+		_, fresh, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
+		if err != nil {
+			return err
+		}
+		if len(fresh) > 0 {
+			st.Services = append(st.Services, fresh...)
+			if err := r.store.save(ctx, st); err != nil {
+				return err
+			}
+			if err := r.step("recorded %d Services", len(fresh)); err != nil {
+				return err
+			}
+		}
+		for i := range st.Services {
+			if err := r.moveService(ctx, st, &st.Services[i]); err != nil {
+				return err
+			}
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+	}
+}
+
+// getRecorded is the recorded Service, nil when it is gone or another now has its name.
+func (r *Runner) getRecorded(ctx context.Context, rec *ServiceRecord) (*corev1.Service, error) {
+	live, err := r.client.CoreV1().Services(rec.Namespace).Get(ctx, rec.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && live.UID != rec.UID) {
+		fmt.Fprintf(r.opts.Log, "Service %s was deleted since it was recorded; nothing to do\n", rec.key())
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading Service %s: %w", rec.key(), err)
+	}
+	return live, nil
+}
+
+// moveService takes one recorded Service to its new addresses, from whatever
+// step a previous run reached.
+func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord) error {
+	live, err := r.getRecorded(ctx, rec)
+	if live == nil || err != nil {
+		return err
+	}
+	if live.Spec.Type != corev1.ServiceTypeExternalName {
+		if equalIPs(clusterIPs(live), rec.NewClusterIPs) {
+			return nil
+		}
+		if !equalIPs(clusterIPs(live), rec.OldClusterIPs) {
+			return fmt.Errorf("Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
+		}
+		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
+			return err
+		}
+	}
+	if rec.Bridge != "" {
+		if err := r.ensureBridge(ctx, st, rec); err != nil {
+			return err
+		}
+	}
+	return r.restore(ctx, st, rec, live, rec.NewClusterIPs, true)
+}
+
+// toExternalName flips a Service to ExternalName, a CNAME to its bridge: its
+// ClusterIPs are released, its name keeps resolving.
+func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service) (*corev1.Service, error) {
+	u := live.DeepCopy()
+	u.Spec = corev1.ServiceSpec{
+		Type:         corev1.ServiceTypeExternalName,
+		ExternalName: bridgeDNS(rec, st.ClusterDomain),
+		Selector:     rec.Spec.Selector,
+		Ports:        plainPorts(rec.Spec.Ports),
+	}
+	updated, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("Service %s to type ExternalName: %w", rec.key(), err)
+	}
+	return updated, r.step("Service %s: type ExternalName -> %s (released %s)", rec.key(), u.Spec.ExternalName, strings.Join(clusterIPs(live), ","))
+}
+
+// plainPorts are ports without node ports, for an ExternalName or bridge Service.
+func plainPorts(ports []corev1.ServicePort) []corev1.ServicePort {
+	out := make([]corev1.ServicePort, len(ports))
+	for i, p := range ports {
+		p.NodePort = 0
+		out[i] = p
+	}
+	return out
+}
+
+// ensureBridge creates the bridge Service at the old addresses, with the
+// moved Service's selector and ports, unless it exists.
+func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord) error {
+	svcs := r.client.CoreV1().Services(rec.Namespace)
+	got, err := svcs.Get(ctx, rec.Bridge, metav1.GetOptions{})
+	if err == nil {
+		if got.Labels[BridgeLabel] != rec.Name {
+			return fmt.Errorf("Service %s/%s exists and is not the bridge of %s", rec.Namespace, rec.Bridge, rec.key())
+		}
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
+	}
+	b := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: rec.Bridge, Namespace: rec.Namespace,
+			Labels: map[string]string{BridgeLabel: rec.Name},
+		},
+		Spec: corev1.ServiceSpec{
+			Type:                     corev1.ServiceTypeClusterIP,
+			ClusterIP:                rec.OldClusterIPs[0],
+			ClusterIPs:               rec.OldClusterIPs,
+			IPFamilies:               rec.Spec.IPFamilies,
+			IPFamilyPolicy:           rec.Spec.IPFamilyPolicy,
+			Selector:                 rec.Spec.Selector,
+			Ports:                    plainPorts(rec.Spec.Ports),
+			SessionAffinity:          rec.Spec.SessionAffinity,
+			SessionAffinityConfig:    rec.Spec.SessionAffinityConfig,
+			PublishNotReadyAddresses: rec.Spec.PublishNotReadyAddresses,
+		},
+	}
+	if _, err := svcs.Create(ctx, b, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+		if !isAllocated(err) {
+			return fmt.Errorf("creating bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
+		}
+		// Another Service took the old address in the moment it was free.
+		fmt.Fprintf(r.opts.Log, "Service %s: old address %s was taken meanwhile; no bridge\n", rec.key(), strings.Join(rec.OldClusterIPs, ","))
+		rec.Bridge = ""
+		return r.store.save(ctx, st)
+	}
+	return r.step("Service %s/%s: bridge created at %s", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
+}
+
+// restore flips an ExternalName Service back to its recorded spec at ips;
+// when repick, addresses taken meanwhile are chosen again and recorded.
+func (r *Runner) restore(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service, ips []string, repick bool) error {
+	for attempt := 0; ; attempt++ {
+		u := live.DeepCopy()
+		u.Spec = *rec.Spec.DeepCopy()
+		u.Spec.ClusterIP, u.Spec.ClusterIPs = ips[0], ips
+		u.ManagedFields = rec.ManagedFields
+		_, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+		if err == nil {
+			return r.step("Service %s: back to type %s at %s", rec.key(), rec.Spec.Type, strings.Join(ips, ","))
+		}
+		if !repick || !isAllocated(err) || !strings.Contains(err.Error(), "clusterIP") || attempt >= 3 {
+			return fmt.Errorf("Service %s back to type %s at %s: %w", rec.key(), rec.Spec.Type, strings.Join(ips, ","), err)
+		}
+		if ips, err = r.repick(ctx, st, rec); err != nil {
+			return err
+		}
+		if live, err = r.getRecorded(ctx, rec); live == nil || err != nil {
+			return err
+		}
+	}
+}
+
+// repick chooses and records new addresses for rec when its chosen ones were taken.
+func (r *Runner) repick(ctx context.Context, st *State, rec *ServiceRecord) ([]string, error) {
+	c := &cluster{}
+	if err := c.readTaken(ctx, r.client); err != nil {
+		return nil, err
+	}
+	from, _ := ParseRanges(strings.Join(st.From, ","))
+	to, _ := ParseRanges(strings.Join(st.To, ","))
+	for _, o := range st.Services {
+		for _, ip := range o.NewClusterIPs {
+			if a, err := netip.ParseAddr(ip); err == nil {
+				c.taken[a] = true
+			}
+		}
+	}
+	ips, err := (&picker{from: from, to: to, taken: c.taken}).pickAll(rec.OldClusterIPs)
+	if err != nil {
+		return nil, fmt.Errorf("Service %s: %w", rec.key(), err)
+	}
+	fmt.Fprintf(r.opts.Log, "Service %s: %s taken meanwhile; chose %s\n", rec.key(), strings.Join(rec.NewClusterIPs, ","), strings.Join(ips, ","))
+	rec.NewClusterIPs = ips
+	return ips, r.store.save(ctx, st)
+}
+
+func isAllocated(err error) bool {
+	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "already allocated")
+}
+
+// updateConfigs edits kubeadm's ConfigMaps, recording each old value first.
+func (r *Runner) updateConfigs(ctx context.Context, st *State) error {
+	c, err := readCluster(ctx, r.client)
+	if err != nil {
+		return err
+	}
+	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	if err != nil {
+		return err
+	}
+	for _, u := range configUpdates(c, st, pl) {
+		if !hasConfig(st, u.Name, u.Key) {
+			st.Configs = append(st.Configs, u.ConfigRecord)
+			if err := r.store.save(ctx, st); err != nil {
+				return err
+			}
+		}
+		changed, err := r.setConfig(ctx, u.Name, u.Key, u.Old, u.New)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			continue
+		}
+		if err := r.step("ConfigMap %s/%s key %s: %s", metav1.NamespaceSystem, u.Name, u.Key, u.summary); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasConfig(st *State, name, key string) bool {
+	for _, c := range st.Configs {
+		if c.Name == name && c.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// setConfig sets a ConfigMap value from old to new and says whether it
+// changed it; a value that is neither is left alone and reported.
+func (r *Runner) setConfig(ctx context.Context, name, key, old, new string) (bool, error) {
+	cms := r.client.CoreV1().ConfigMaps(metav1.NamespaceSystem)
+	cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reading ConfigMap %s/%s: %w", metav1.NamespaceSystem, name, err)
+	}
+	switch cm.Data[key] {
+	case new:
+		return false, nil
+	case old:
+	default:
+		return false, fmt.Errorf("ConfigMap %s/%s key %s changed since the renumber recorded it; edit it by hand", metav1.NamespaceSystem, name, key)
+	}
+	cm.Data[key] = new
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		return false, fmt.Errorf("updating ConfigMap %s/%s: %w", metav1.NamespaceSystem, name, err)
+	}
+	return true, nil
+}
+
+// deleteOldServiceCIDR deletes the `kubernetes` ServiceCIDR holding the old
+// range: it stays Terminating, allocating nothing, while addresses are in use.
+func (r *Runner) deleteOldServiceCIDR(ctx context.Context, st *State) error {
+	cidrs := r.client.NetworkingV1().ServiceCIDRs()
+	sc, err := cidrs.Get(ctx, defaultServiceCIDRName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading ServiceCIDR %s: %w", defaultServiceCIDRName, err)
+	}
+	if sc.DeletionTimestamp != nil || strings.Join(sc.Spec.CIDRs, ",") != strings.Join(st.From, ",") {
+		return nil
+	}
+	err = cidrs.Delete(ctx, defaultServiceCIDRName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &sc.UID}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting ServiceCIDR %s: %w", defaultServiceCIDRName, err)
+	}
+	return r.step("cut-over: deleted ServiceCIDR %s (%s)", defaultServiceCIDRName, strings.Join(st.From, ","))
+}

@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/netfork/netfork/pkg/servicecidr/renumber"
+)
+
+var errKilled = errors.New("killed by the test")
+
+// killAfter is a hook that stops a run after its n-th change, as a kill would.
+func killAfter(n int) func(string) error {
+	steps := 0
+	return func(string) error {
+		if steps++; steps == n {
+			return errKilled
+		}
+		return nil
+	}
+}
+
+// runKilled runs run with a fresh Runner, killed after its first change,
+// until it completes, and checks after every kill that every Service is there.
+func runKilled(ctx context.Context, t *testing.T, f *fixture, opts renumber.Options, run func(*renumber.Runner) error) int {
+	t.Helper()
+	for runs := 1; ; runs++ {
+		var log bytes.Buffer
+		o := opts
+		o.Log, o.AfterStep = &log, killAfter(1)
+		if runs%2 == 0 {
+			o.To = nil // even runs continue from the record alone
+		}
+		err := run(renumber.New(f.client, o))
+		if err == nil {
+			return runs
+		}
+		if !errors.Is(err, errKilled) {
+			t.Fatalf("run %d: %v\n%s", runs, err, log.String())
+		}
+		f.checkPresent(ctx, t)
+		if runs > 100 {
+			t.Fatalf("no end after %d runs", runs)
+		}
+	}
+}
+
+// checkPresent fails unless every fixture Service exists with its UID.
+func (f *fixture) checkPresent(ctx context.Context, t *testing.T) {
+	t.Helper()
+	for key, want := range f.services {
+		got, err := f.client.CoreV1().Services(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil || got.UID != want.UID {
+			t.Fatalf("Service %s after a kill: %v (UID %v, want %v)", key, err, got.UID, want.UID)
+		}
+	}
+}
+
+// TestRenumberKilledAtEveryStep kills the renumber after each of its changes
+// and runs it again each time, until it completes with every Service moved.
+func TestRenumberKilledAtEveryStep(t *testing.T) {
+	ctx := context.Background()
+	s, f := rolledCluster(ctx, t, fewServices)
+	runs := runKilled(ctx, t, f, renumber.Options{To: mustRanges(t, target)}, func(r *renumber.Runner) error {
+		_, err := r.Renumber(ctx)
+		return err
+	})
+	if runs < 15 {
+		t.Errorf("the renumber completed in %d runs; each kills it after one change, so a run did several", runs)
+	}
+	live := f.checkKept(ctx, t)
+	to := mustRanges(t, target)
+	for key, svc := range live {
+		for _, ip := range svc.Spec.ClusterIPs {
+			if ip != corev1.ClusterIPNone && !to.Contains(netip.MustParseAddr(ip)) {
+				t.Errorf("Service %s still at %s", key, ip)
+			}
+		}
+	}
+	checkPhase(ctx, t, s.Client, renumber.PhaseRenumbered)
+	runKilled(ctx, t, f, renumber.Options{Force: true}, func(r *renumber.Runner) error {
+		_, err := r.Finish(ctx)
+		return err
+	})
+	checkPhase(ctx, t, s.Client, renumber.PhaseFinished)
+	f.checkKept(ctx, t)
+	if bridges := listBridges(ctx, t, s.Client); len(bridges) != 0 {
+		t.Errorf("bridges left after finish: %v", bridges)
+	}
+}
+
+func checkPhase(ctx context.Context, t *testing.T, client kubernetes.Interface, want renumber.Phase) {
+	t.Helper()
+	cm, err := client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	if !strings.Contains(cm.Data["state"], `"phase":"`+string(want)+`"`) {
+		t.Errorf("state %s, want phase %s", cm.Data["state"], want)
+	}
+}
+
+func listBridges(ctx context.Context, t *testing.T, client kubernetes.Interface) []string {
+	t.Helper()
+	l, err := client.CoreV1().Services("").List(ctx, metav1.ListOptions{LabelSelector: renumber.BridgeLabel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range l.Items {
+		out = append(out, s.Namespace+"/"+s.Name)
+	}
+	return out
+}
+
+// TestRollbackAfterEachPhase stops the renumber at several points before its
+// cut-over, rolls it back (killed after every change and run again) and checks
+// the cluster is as it was; after the cut-over rollback refuses.
+func TestRollbackAfterEachPhase(t *testing.T) {
+	ctx := context.Background()
+	s, f := rolledCluster(ctx, t, fewServices)
+	to := mustRanges(t, target)
+	before := snapshot(ctx, t, s.Client, true)
+	for _, stop := range []struct {
+		name string
+		at   func(n int, msg string) bool
+	}{
+		{"recorded", func(n int, _ string) bool { return n == 1 }},
+		{"target created", func(n int, _ string) bool { return n == 2 }},
+		{"services recorded", func(_ int, msg string) bool {
+			return strings.HasPrefix(msg, "recorded ") && strings.HasSuffix(msg, "Services")
+		}},
+		{"one flipped", func(_ int, msg string) bool { return strings.Contains(msg, "type ExternalName") }},
+		{"one bridged", func(_ int, msg string) bool { return strings.Contains(msg, "bridge created") }},
+		{"one moved", func(_ int, msg string) bool { return strings.Contains(msg, "back to type") }},
+		{"all moved, kubeadm updated", func(_ int, msg string) bool { return strings.Contains(msg, "kubelet-config") }},
+	} {
+		t.Run(stop.name, func(t *testing.T) {
+			n := 0
+			r := renumber.New(s.Client, renumber.Options{To: to, AfterStep: func(msg string) error {
+				n++
+				if stop.at(n, msg) {
+					return errKilled
+				}
+				return nil
+			}})
+			if _, err := r.Renumber(ctx); !errors.Is(err, errKilled) {
+				t.Fatalf("renumber: %v, want it stopped", err)
+			}
+			runKilled(ctx, t, f, renumber.Options{}, func(r *renumber.Runner) error {
+				// A run killed after its last change left nothing to roll back.
+				if err := r.Rollback(ctx); !errors.Is(err, renumber.ErrNoRenumber) {
+					return err
+				}
+				return nil
+			})
+			waitServiceCIDRGone(ctx, t, s.Client, renumber.TargetServiceCIDRName)
+			if d := diffSnapshots(before, snapshot(ctx, t, s.Client, true)); len(d) > 0 {
+				t.Errorf("after the rollback the cluster differs: %v", d)
+			}
+		})
+	}
+
+	if _, err := renumber.New(s.Client, renumber.Options{To: to}).Renumber(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshot(ctx, t, s.Client, false)
+	err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--to "+oldRange) {
+		t.Errorf("rollback after the cut-over: %v; want one line naming --to %s", err, oldRange)
+	}
+	if d := diffSnapshots(snap, snapshot(ctx, t, s.Client, false)); len(d) > 0 {
+		t.Errorf("the refused rollback changed %v", d)
+	}
+	if _, err := s.Client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		t.Errorf("the refused rollback deleted the state")
+	}
+}

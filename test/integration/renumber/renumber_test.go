@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/netfork/netfork/pkg/servicecidr/renumber"
+	"github.com/netfork/netfork/test/integration/framework"
+)
+
+// TestRenumberMixedServices renumbers Services of every kind on an apiserver
+// rolled to the target range and checks each kept everything but its
+// ClusterIPs, a bridge holds its old addresses, kubeadm's ConfigMaps name the
+// new range and DNS address, and finish waits for old pods.
+func TestRenumberMixedServices(t *testing.T) {
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
+	f := newFixture(ctx, t, old.Client, mixedServices)
+	oldPod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: appsNS},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: appsNS}}
+	if _, err := old.Client.CoreV1().ServiceAccounts(appsNS).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Client.CoreV1().Pods(appsNS).Create(ctx, oldPod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old.Stop()
+
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), framework.WithFlags("--service-cluster-ip-range="+target))
+	markRolled(ctx, t, s.Client, target)
+	f.client = s.Client
+
+	var log bytes.Buffer
+	r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), Log: &log})
+	before := snapshot(ctx, t, s.Client, false)
+	pl, err := r.Plan(ctx)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if d := diffSnapshots(before, snapshot(ctx, t, s.Client, false)); len(d) > 0 {
+		t.Fatalf("plan changed the cluster: %v", d)
+	}
+	moves := 0
+	for _, ps := range pl.Services {
+		if ps.Disposition == renumber.Move {
+			moves++
+		}
+	}
+	if moves != 16 {
+		t.Errorf("plan moves %d Services, want 16 (20 less 3 headless and 1 ExternalName): %+v", moves, pl.Services)
+	}
+
+	if _, err := r.Renumber(ctx); err != nil {
+		t.Fatalf("renumber: %v\n%s", err, log.String())
+	}
+	to := mustRanges(t, target)
+	live := f.checkKept(ctx, t)
+	for key, got := range live {
+		want := f.services[key]
+		ips := want.Spec.ClusterIPs
+		if len(ips) == 0 || ips[0] == corev1.ClusterIPNone {
+			if !equalStrings(got.Spec.ClusterIPs, want.Spec.ClusterIPs) {
+				t.Errorf("Service %s without ClusterIPs now has %v", key, got.Spec.ClusterIPs)
+			}
+			continue
+		}
+		for i, ip := range got.Spec.ClusterIPs {
+			a := netip.MustParseAddr(ip)
+			if !to.Contains(a) {
+				t.Errorf("Service %s has ClusterIP %s outside %s", key, ip, target)
+			}
+			if i < len(ips) && hostPart(ips[i]) != hostPart(ip) {
+				t.Errorf("Service %s moved %s to %s: host offset not kept", key, ips[i], ip)
+			}
+			ipa, err := s.Client.NetworkingV1().IPAddresses().Get(ctx, a.String(), metav1.GetOptions{})
+			if err != nil || ipa.Spec.ParentRef == nil || ipa.Spec.ParentRef.Name != got.Name || ipa.Spec.ParentRef.Namespace != got.Namespace {
+				t.Errorf("IPAddress %s of Service %s: %+v, %v", ip, key, ipa, err)
+			}
+		}
+		bridge, err := s.Client.CoreV1().Services(got.Namespace).List(ctx, metav1.ListOptions{LabelSelector: renumber.BridgeLabel + "=" + got.Name})
+		if err != nil || len(bridge.Items) != 1 {
+			t.Errorf("Service %s: want one bridge, got %v, %v", key, bridge, err)
+			continue
+		}
+		b := bridge.Items[0]
+		if !equalStrings(b.Spec.ClusterIPs, ips) || !equalMaps(b.Spec.Selector, want.Spec.Selector) {
+			t.Errorf("bridge %s/%s has ClusterIPs %v and selector %v, want %v and %v", b.Namespace, b.Name, b.Spec.ClusterIPs, b.Spec.Selector, ips, want.Spec.Selector)
+		}
+	}
+
+	cms := s.Client.CoreV1().ConfigMaps(metav1.NamespaceSystem)
+	kubeadm, err := cms.Get(ctx, "kubeadm-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kubeadm.Data["ClusterConfiguration"], strings.Replace(kubeadmConfig, "serviceSubnet: "+oldRange, "serviceSubnet: "+target, 1); got != want {
+		t.Errorf("kubeadm-config ClusterConfiguration:\n%s\nwant\n%s", got, want)
+	}
+	kubelet, err := cms.Get(ctx, "kubelet-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kubelet.Data["kubelet"], strings.Replace(kubeletConfig, "- 10.96.0.10", "- 10.200.0.10", 1); got != want {
+		t.Errorf("kubelet-config kubelet:\n%s\nwant\n%s", got, want)
+	}
+	sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil || sc.DeletionTimestamp == nil {
+		t.Errorf("after the cut-over the old ServiceCIDR kubernetes is %+v, %v; want it terminating", sc, err)
+	}
+
+	// Finish refuses while the pod made before the cut-over runs, naming it.
+	_, err = r.Finish(ctx)
+	if err == nil || !strings.Contains(err.Error(), appsNS+"/old") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("finish with an old pod running: %v; want one line naming %s/old", err, appsNS)
+	}
+	if err := s.Client.CoreV1().Pods(appsNS).Delete(ctx, "old", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := r.Finish(ctx)
+	if err != nil {
+		t.Fatalf("finish: %v", err)
+	}
+	bridges, err := s.Client.CoreV1().Services("").List(ctx, metav1.ListOptions{LabelSelector: renumber.BridgeLabel})
+	if err != nil || len(bridges.Items) != 0 {
+		t.Errorf("after finish: bridges %v, %v", bridges, err)
+	}
+	if !strings.Contains(strings.Join(left, "\n"), "default/kubernetes") {
+		t.Errorf("finish left %q; want the kubernetes Service listed as the apiservers'", left)
+	}
+	f.checkKept(ctx, t)
+	t.Log(log.String())
+}
+
+// hostPart is an address's offset in its family's /16 (IPv4) or /108 (IPv6), as text.
+func hostPart(ip string) string {
+	a := netip.MustParseAddr(ip)
+	b := a.As16()
+	if a.Is4() {
+		return string(b[14:])
+	}
+	return string([]byte{b[13] & 0x0f, b[14], b[15]})
+}
+
+func equalStrings(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
