@@ -40,7 +40,7 @@ help: ## Show the targets and what they do.
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z0-9-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build _output/bin/kube-apiserver and local-up (WHAT=cmd/local-up builds one).
+build: ## Build _output/bin/kube-apiserver, local-up and kubectl-servicecidr (WHAT=cmd/local-up builds one).
 	hack/build.sh
 
 .PHONY: run

@@ -19,7 +19,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/version.sh"
 
-read -r -a what <<<"${WHAT:-cmd/kube-apiserver cmd/local-up}"
+read -r -a what <<<"${WHAT:-cmd/kube-apiserver cmd/local-up cmd/kubectl-servicecidr}"
 pkgs=()
 for dir in "${what[@]}"; do
   dir="${dir#./}"

@@ -18,6 +18,7 @@ package renumber
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,7 +108,32 @@ func (r *Runner) prepare(ctx context.Context) (*cluster, *State, error) {
 	if st == nil || st.Phase == PhaseFinished {
 		st = &State{From: from.Strings(), To: to.Strings(), ClusterDomain: c.clusterDomain()}
 	}
+	if err := refuseRecordSize(c, st, r.opts.IncludeLoadBalancers); err != nil {
+		return nil, nil, err
+	}
 	return c, st, nil
+}
+
+// maxRecord is the most the record may take: a ConfigMap holds at most 1 MiB,
+// less room for its metadata.
+const maxRecord = 1000 * 1024
+
+// refuseRecordSize refuses a renumber whose record would not fit its ConfigMap.
+func refuseRecordSize(c *cluster, st *State, includeLB bool) error {
+	_, fresh, err := buildPlan(c, st, includeLB)
+	if err != nil {
+		return err
+	}
+	all := *st
+	all.Services = append(append([]ServiceRecord(nil), st.Services...), fresh...)
+	data, err := json.Marshal(&all)
+	if err != nil {
+		return err
+	}
+	if len(data) > maxRecord {
+		return fmt.Errorf("the record of %d Services would take %d bytes, more than ConfigMap %s/%s can hold (%d)", len(all.Services), len(data), StateNamespace, StateName, maxRecord)
+	}
+	return nil
 }
 
 // Plan is what Renumber would do now; it changes nothing.

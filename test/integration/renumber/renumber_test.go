@@ -112,9 +112,18 @@ func TestRenumberMixedServices(t *testing.T) {
 		if !equalStrings(b.Spec.ClusterIPs, ips) || !equalMaps(b.Spec.Selector, want.Spec.Selector) {
 			t.Errorf("bridge %s/%s has ClusterIPs %v and selector %v, want %v and %v", b.Namespace, b.Name, b.Spec.ClusterIPs, b.Spec.Selector, ips, want.Spec.Selector)
 		}
+		for _, ip := range ips {
+			ipa, err := s.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+			if err != nil || ipa.Spec.ParentRef == nil || ipa.Spec.ParentRef.Name != b.Name {
+				t.Errorf("IPAddress %s of bridge %s/%s: %+v, %v", ip, b.Namespace, b.Name, ipa, err)
+			}
+		}
 	}
 
 	cms := s.Client.CoreV1().ConfigMaps(metav1.NamespaceSystem)
+	if state, err := cms.Get(ctx, renumber.StateName, metav1.GetOptions{}); err == nil {
+		t.Logf("the record of %d moved Services takes %d bytes", moves, len(state.Data["state"]))
+	}
 	kubeadm, err := cms.Get(ctx, "kubeadm-config", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,291 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cli is kubectl-servicecidr's command line: kubectl's connection
+// flags, the subcommands, and the printing of plans. The work is
+// github.com/netfork/netfork/pkg/servicecidr/renumber's.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/netfork/netfork/pkg/servicecidr/renumber"
+)
+
+// options are the flags of every subcommand.
+type options struct {
+	loading   *clientcmd.ClientConfigLoadingRules
+	overrides *clientcmd.ConfigOverrides
+	to        string
+	output    string
+	dryRun    string
+	includeLB bool
+	force     bool
+	newClient func() (kubernetes.Interface, error)
+}
+
+// Main runs the plugin with args and returns its exit code: 0, or 1 after
+// one line on stderr.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdout, stderr, nil)
+}
+
+// run is Main with a client factory tests may replace.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, newClient func(*options) (kubernetes.Interface, error)) int {
+	o := &options{loading: clientcmd.NewDefaultClientConfigLoadingRules(), overrides: &clientcmd.ConfigOverrides{}}
+	if newClient == nil {
+		newClient = (*options).client
+	}
+	o.newClient = func() (kubernetes.Interface, error) { return newClient(o) }
+	root := newRoot(ctx, o, stdout)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), strings.ReplaceAll(err.Error(), "\n", " "))
+		return 1
+	}
+	return 0
+}
+
+func newRoot(ctx context.Context, o *options, stdout io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubectl-servicecidr",
+		Short: "Renumber a live cluster's Services from one Service range to another (KEP-1880)",
+		Long: `kubectl servicecidr moves every Service of a live cluster from its Service range
+to another: it flips each Service through ExternalName to a ClusterIP in the
+target range (the same host offset where free), keeping its name, UID and the
+rest of it, while a bridge Service keeps its old address alive until finish.
+It records every change in ConfigMap kube-system/servicecidr-renumber first, so
+a run killed at any point continues when run again.
+
+Roll every kube-apiserver with --service-cluster-ip-range set to the target
+range first.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&o.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "", "path to the kubeconfig file")
+	clientcmd.BindOverrideFlags(o.overrides, pf, clientcmd.RecommendedConfigOverrideFlags(""))
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if o.overrides.Context.Namespace != "" {
+			return errors.New("-n/--namespace: a renumber is cluster-wide")
+		}
+		return nil
+	}
+
+	toFlag := func(fs *pflag.FlagSet) {
+		fs.StringVar(&o.to, "to", "", "the target Service range, one CIDR per IP family of the current one, primary first (e.g. 10.200.0.0/16,fd00:10:200::/108); a renumber in progress continues without it")
+		fs.BoolVar(&o.includeLB, "include-load-balancers", false, "move type LoadBalancer Services too (ExternalName drops their load balancers until they are back)")
+	}
+	outputFlag := func(fs *pflag.FlagSet) {
+		fs.StringVarP(&o.output, "output", "o", "", "plan output format: yaml or json (default: text)")
+	}
+	// withRunner is a subcommand's body: do, with a Runner built from the flags.
+	withRunner := func(do func(*renumber.Runner) error) func(*cobra.Command, []string) error {
+		return func(*cobra.Command, []string) error {
+			r, err := o.runner(stdout)
+			if err != nil {
+				return err
+			}
+			return do(r)
+		}
+	}
+
+	plan := &cobra.Command{
+		Use:   "plan",
+		Short: "Print every object and step of the renumber; change nothing",
+		Args:  cobra.NoArgs,
+		RunE: withRunner(func(r *renumber.Runner) error {
+			pl, err := r.Plan(ctx)
+			if err != nil {
+				return err
+			}
+			return printPlan(stdout, pl, o.output)
+		}),
+	}
+	toFlag(plan.Flags())
+	outputFlag(plan.Flags())
+
+	renum := &cobra.Command{
+		Use:   "renumber",
+		Short: "Print the plan, then move every Service to the target range (or continue the recorded renumber)",
+		Args:  cobra.NoArgs,
+		PreRunE: func(*cobra.Command, []string) error {
+			_, err := parseDryRun(o.dryRun)
+			return err
+		},
+		RunE: withRunner(func(r *renumber.Runner) error {
+			dry, _ := parseDryRun(o.dryRun)
+			pl, err := r.Plan(ctx)
+			if err != nil {
+				return err
+			}
+			if err := printPlan(stdout, pl, o.output); err != nil || dry {
+				return err
+			}
+			fmt.Fprintln(stdout)
+			if pl, err = r.Renumber(ctx); err != nil {
+				return err
+			}
+			printLeft(stdout, pl.LeftToOperator)
+			return nil
+		}),
+	}
+	toFlag(renum.Flags())
+	outputFlag(renum.Flags())
+	renum.Flags().StringVar(&o.dryRun, "dry-run", "none", `"none" to act; "client" or "server" to print the plan only`)
+	renum.Flags().Lookup("dry-run").NoOptDefVal = "client"
+
+	finish := &cobra.Command{
+		Use:   "finish",
+		Short: "End the grace period: delete the bridge Services (refused while pods started before the cut-over run)",
+		Args:  cobra.NoArgs,
+		RunE: withRunner(func(r *renumber.Runner) error {
+			left, err := r.Finish(ctx)
+			if err != nil {
+				return err
+			}
+			printLeft(stdout, left)
+			return nil
+		}),
+	}
+	finish.Flags().BoolVar(&o.force, "force", false, "delete the bridges even while pods started before the cut-over run")
+
+	rollback := &cobra.Command{
+		Use:   "rollback",
+		Short: "Undo a renumber before its cut-over: every Service back to its old addresses",
+		Args:  cobra.NoArgs,
+		RunE:  withRunner(func(r *renumber.Runner) error { return r.Rollback(ctx) }),
+	}
+	root.AddCommand(plan, renum, finish, rollback)
+	return root
+}
+
+func parseDryRun(s string) (bool, error) {
+	switch s {
+	case "none", "":
+		return false, nil
+	case "client", "server":
+		return true, nil
+	}
+	return false, fmt.Errorf("--dry-run %q: want none, client or server", s)
+}
+
+// client builds a clientset from kubectl's flags and kubeconfig.
+func (o *options) client() (kubernetes.Interface, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(o.loading, o.overrides).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	cfg.UserAgent = renumber.FieldManager
+	return kubernetes.NewForConfig(cfg)
+}
+
+func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
+	switch o.output {
+	case "", "yaml", "json":
+	default:
+		return nil, fmt.Errorf("-o %q: want yaml or json", o.output)
+	}
+	var to renumber.Ranges
+	if o.to != "" {
+		var err error
+		if to, err = renumber.ParseRanges(o.to); err != nil {
+			return nil, fmt.Errorf("--to: %w", err)
+		}
+	}
+	client, err := o.newClient()
+	if err != nil {
+		return nil, err
+	}
+	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log}), nil
+}
+
+// printPlan writes pl as text, YAML or JSON.
+func printPlan(w io.Writer, pl *renumber.Plan, format string) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(pl, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(pl)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	phase := string(pl.Phase)
+	if phase == "" {
+		phase = "not started"
+	}
+	fmt.Fprintf(w, "Renumber %s -> %s (phase: %s)\n\nServices:\n", strings.Join(pl.From, ","), strings.Join(pl.To, ","), phase)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAMESPACE\tNAME\tTYPE\tWHAT\tOLD\tNEW\tBRIDGE")
+	for _, s := range pl.Services {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Namespace, s.Name, s.Type, s.Disposition,
+			orDash(strings.Join(s.OldClusterIPs, ",")), orDash(strings.Join(s.NewClusterIPs, ",")), orDash(s.Bridge))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nSteps:")
+	for i, s := range pl.Steps {
+		fmt.Fprintf(w, "%3d. %s\n", i+1, s)
+	}
+	printLeft(w, pl.LeftToOperator)
+	return nil
+}
+
+func printLeft(w io.Writer, left []string) {
+	if len(left) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nLeft to the operator and the apiservers:")
+	for _, l := range left {
+		fmt.Fprintf(w, "  - %s\n", l)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/netfork/netfork/pkg/servicecidr/renumber"
+)
+
+const target = "10.200.0.0/16"
+
+// fakeCluster is a cluster on 10.96.0.0/16 with one Service, served by one
+// apiserver rolled to the target.
+func fakeCluster() *fake.Clientset {
+	return fake.NewClientset(
+		&networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/16"}}},
+		&coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: "apiserver-a", Namespace: "kube-system",
+				Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"},
+				Annotations: map[string]string{renumber.ServiceCIDRRangeAnnotation: target}},
+			Spec: coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr.To[int32](3600), RenewTime: &metav1.MicroTime{Time: time.Now()}},
+		},
+		&corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.96.3.4", ClusterIPs: []string{"10.96.3.4"}},
+		},
+	)
+}
+
+func runWith(t *testing.T, client kubernetes.Interface, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut, func(*options) (kubernetes.Interface, error) { return client, nil })
+	return out.String(), errOut.String(), code
+}
+
+func TestPlanOutputs(t *testing.T) {
+	client := fakeCluster()
+	out, errOut, code := runWith(t, client, "plan", "--to", target, "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan -o json: exit %d, %s", code, errOut)
+	}
+	var pl renumber.Plan
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatalf("plan -o json printed %q: %v", out, err)
+	}
+	if len(pl.Services) != 1 || pl.Services[0].Disposition != renumber.Move || strings.Join(pl.Services[0].NewClusterIPs, ",") != "10.200.3.4" {
+		t.Errorf("plan services %+v; want web moved to 10.200.3.4", pl.Services)
+	}
+	out, _, code = runWith(t, client, "plan", "--to", target, "-o", "yaml")
+	if code != 0 || !strings.Contains(out, "disposition: move") {
+		t.Errorf("plan -o yaml: exit %d, %q", code, out)
+	}
+	out, _, code = runWith(t, client, "plan", "--to", target)
+	if code != 0 || !strings.Contains(out, "Steps:") || !strings.Contains(out, "web-renumber-bridge.default.svc.cluster.local") {
+		t.Errorf("plan: exit %d, %q", code, out)
+	}
+}
+
+// TestDryRunChangesNothing runs renumber --dry-run and checks the client saw
+// only reads.
+func TestDryRunChangesNothing(t *testing.T) {
+	client := fakeCluster()
+	client.ClearActions()
+	out, errOut, code := runWith(t, client, "renumber", "--to", target, "--dry-run")
+	if code != 0 || !strings.Contains(out, "Steps:") {
+		t.Fatalf("renumber --dry-run: exit %d, %q %q", code, out, errOut)
+	}
+	for _, a := range client.Actions() {
+		if v := a.GetVerb(); v != "get" && v != "list" {
+			t.Errorf("renumber --dry-run made a %s of %s", v, a.GetResource().Resource)
+		}
+	}
+}
+
+func TestBadInputIsOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--to", "10.0.0.0/33"}, `kubectl-servicecidr plan: --to: "10.0.0.0/33" is not a CIDR`},
+		{[]string{"plan", "--to", "10.0.0.1/16"}, "has host bits set (the network is 10.0.0.0/16)"},
+		{[]string{"plan", "--to", target, "-o", "wide"}, `-o "wide": want yaml or json`},
+		{[]string{"plan", "-n", "default", "--to", target}, "-n/--namespace: a renumber is cluster-wide"},
+		{[]string{"renumber", "--dry-run=maybe", "--to", target}, `--dry-run "maybe": want none, client or server`},
+		{[]string{"renumber", "--to", "10.96.0.0/24"}, "overlaps the Service range 10.96.0.0/16"},
+		{[]string{"finish"}, "no renumber recorded in ConfigMap kube-system/servicecidr-renumber"},
+		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
+	} {
+		client := fakeCluster()
+		client.ClearActions()
+		out, errOut, code := runWith(t, client, tc.args...)
+		if code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", tc.args, code, out, errOut, tc.want)
+		}
+		for _, a := range client.Actions() {
+			if v := a.GetVerb(); v != "get" && v != "list" {
+				t.Errorf("%v made a %s of %s", tc.args, v, a.GetResource().Resource)
+			}
+		}
+	}
+}
