@@ -243,8 +243,17 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 	var steps []string
 	add := func(format string, args ...any) { steps = append(steps, fmt.Sprintf(format, args...)) }
-	add("record the renumber %s -> %s in ConfigMap %s/%s before each change", from, to, StateNamespace, StateName)
-	add("create ServiceCIDR %s with %s", TargetServiceCIDRName, to)
+	// done marks a step a previous run has made.
+	done := func(made bool) string {
+		if made {
+			return "(done) "
+		}
+		return ""
+	}
+	past := st.Phase == PhaseRenumbered || st.Phase == PhaseFinished
+	oldGone := c.defaultCIDR == nil || c.defaultCIDR.DeletionTimestamp != nil || strings.Join(c.defaultCIDR.Spec.CIDRs, ",") != from.String()
+	add("%srecord the renumber %s -> %s in ConfigMap %s/%s before each change", done(st.Phase != ""), from, to, StateNamespace, StateName)
+	add("%screate ServiceCIDR %s with %s", done(c.target != nil && st.Phase != ""), TargetServiceCIDRName, to)
 	for _, ps := range pl.Services {
 		switch ps.Disposition {
 		case Move:
@@ -266,9 +275,9 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 	for _, u := range configUpdates(c, st, pl) {
 		add("ConfigMap %s/%s key %s: %s", metav1.NamespaceSystem, u.Name, u.Key, u.summary)
 	}
-	add("cut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while bridges and the `kubernetes` Service hold old addresses", defaultServiceCIDRName, from)
-	add("move every Service created in the old range meanwhile (no bridge after the cut-over)")
-	add("finish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", TargetServiceCIDRName, defaultServiceCIDRName, to)
+	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while bridges and the `kubernetes` Service hold old addresses", done(st.Phase != "" && oldGone), defaultServiceCIDRName, from)
+	add("%smove every Service created in the old range meanwhile (no bridge after the cut-over)", done(past))
+	add("%sfinish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", done(st.Phase == PhaseFinished), TargetServiceCIDRName, defaultServiceCIDRName, to)
 	return steps
 }
 

@@ -22,9 +22,11 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
@@ -52,7 +54,8 @@ func TestRenumberMixedServices(t *testing.T) {
 	}
 	old.Stop()
 
-	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), framework.WithFlags("--service-cluster-ip-range="+target))
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod,
+		framework.WithFlags("--service-cluster-ip-range="+target))
 	markRolled(ctx, t, s.Client, target)
 	f.client = s.Client
 
@@ -78,6 +81,13 @@ func TestRenumberMixedServices(t *testing.T) {
 
 	if _, err := r.Renumber(ctx); err != nil {
 		t.Fatalf("renumber: %v\n%s", err, log.String())
+	}
+	if again, err := r.Plan(ctx); err != nil || !strings.HasPrefix(again.Steps[0], "(done) ") || !strings.HasPrefix(again.Steps[len(again.Steps)-2], "(done) ") ||
+		strings.HasPrefix(again.Steps[len(again.Steps)-1], "(done) ") {
+		t.Errorf("the plan after the renumber: %v; want every step but finish marked done", err)
+		if again != nil {
+			t.Log(strings.Join(again.Steps, "\n"))
+		}
 	}
 	to := mustRanges(t, target)
 	live := f.checkKept(ctx, t)
@@ -162,6 +172,35 @@ func TestRenumberMixedServices(t *testing.T) {
 	if !strings.Contains(strings.Join(left, "\n"), "default/kubernetes") {
 		t.Errorf("finish left %q; want the kubernetes Service listed as the apiservers'", left)
 	}
+	f.checkKept(ctx, t)
+
+	// What finish left to the apiservers: the kubernetes Service, deleted, comes
+	// back at the target's first address; the old ServiceCIDR goes and comes
+	// back with the target range; finish, run again, deletes the target ServiceCIDR.
+	if err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, "kubernetes", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		k, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil || strings.Join(k.Spec.ClusterIPs, ",") != "10.200.0.1" {
+			return false, nil
+		}
+		sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && sc.DeletionTimestamp == nil && strings.Join(sc.Spec.CIDRs, ",") == target, nil
+	})
+	if err != nil {
+		k, kerr := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		sc, scerr := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		t.Fatalf("the apiserver did not move the kubernetes Service (%v, %v) to 10.200.0.1 and ServiceCIDR kubernetes (%v, %v) to %s: %v",
+			k.Spec.ClusterIPs, kerr, sc.Spec.CIDRs, scerr, target, err)
+	}
+	if left, err = r.Finish(ctx); err != nil {
+		t.Fatalf("finish again: %v", err)
+	}
+	if strings.Contains(strings.Join(left, "\n"), "ServiceCIDR") || strings.Contains(strings.Join(left, "\n"), "default/kubernetes") {
+		t.Errorf("finish, run again, left %q", left)
+	}
+	waitServiceCIDRGone(ctx, t, s.Client, renumber.TargetServiceCIDRName)
 	f.checkKept(ctx, t)
 	t.Log(log.String())
 }
