@@ -86,7 +86,19 @@ func (f *fixture) checkPresent(ctx context.Context, t *testing.T) {
 func TestRenumberKilledAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 	s, f := rolledCluster(ctx, t, fewServices)
+	calls := 0
 	runs := runKilled(ctx, t, f, renumber.Options{To: mustRanges(t, target)}, func(r *renumber.Runner) error {
+		// A Service created mid-renumber, while the old range still allocates, moves too.
+		if calls++; calls == 8 {
+			late, err := s.Client.CoreV1().Services("default").Create(ctx, svc("default", "late", nil), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mustRanges(t, oldRange).Contains(netip.MustParseAddr(late.Spec.ClusterIP)) {
+				t.Fatalf("Service late got %s, outside the old range", late.Spec.ClusterIP)
+			}
+			f.services["default/late"] = late
+		}
 		_, err := r.Renumber(ctx)
 		return err
 	})

@@ -19,6 +19,7 @@ package renumber
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func identityLease(name string, renew time.Time, ranges string) *coordinationv1.
 // is wrong, by plan and by renumber, with nothing changed.
 func TestRefusals(t *testing.T) {
 	ctx := context.Background()
-	s, _ := rolledCluster(ctx, t, fewServices)
+	s, f := rolledCluster(ctx, t, fewServices)
 	leases := s.Client.CoordinationV1().Leases(metav1.NamespaceSystem)
 
 	// A Lease an upstream apiserver left an hour and a half ago is not live and not asked.
@@ -145,8 +146,42 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 
-	// With the Lease gone the same cluster renumbers: the refusals above were the input's.
-	if _, err := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target)}).Renumber(ctx); err != nil {
+	// With the Leases gone the same cluster renumbers, a LoadBalancer Service
+	// included on request: the refusals above were the input's.
+	lb := svc("default", "lb", func(s *corev1.Service) {
+		s.Spec.Type = corev1.ServiceTypeLoadBalancer
+		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		s.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	})
+	lb, err := s.Client.CoreV1().Services("default").Create(ctx, lb, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.services["default/lb"] = lb
+	// A Service created while the run moves the others, from the old range, moves too, bridged.
+	created := false
+	hook := func(msg string) error {
+		if created || !strings.Contains(msg, "back to type") {
+			return nil
+		}
+		created = true
+		late, err := s.Client.CoreV1().Services("default").Create(ctx, svc("default", "late", nil), metav1.CreateOptions{})
+		if err == nil {
+			f.services["default/late"] = late
+		}
+		return err
+	}
+	if _, err := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), IncludeLoadBalancers: true, AfterStep: hook}).Renumber(ctx); err != nil {
 		t.Fatalf("renumber after the refusals: %v", err)
+	}
+	if bridges := strings.Join(listBridges(ctx, t, s.Client), " "); !strings.Contains(bridges, "default/late-renumber-bridge") {
+		t.Errorf("bridges %s; want one for the Service created mid-renumber", bridges)
+	}
+	live := f.checkKept(ctx, t)
+	if got := live["default/late"]; got == nil || !mustRanges(t, target).Contains(netip.MustParseAddr(got.Spec.ClusterIP)) {
+		t.Errorf("the Service created mid-renumber: %+v", got)
+	}
+	if got := live["default/lb"]; got == nil || !mustRanges(t, target).Contains(netip.MustParseAddr(got.Spec.ClusterIP)) || got.Spec.HealthCheckNodePort != lb.Spec.HealthCheckNodePort {
+		t.Errorf("the LoadBalancer Service after the renumber: %+v", got)
 	}
 }
