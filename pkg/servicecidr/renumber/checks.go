@@ -82,11 +82,23 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 	if err := refuseSize(c, st, from, to, includeLB); err != nil {
 		return err
 	}
-	var lbs []string
+	var lbs, taken []string
 	for i := range c.services {
-		if classify(&c.services[i], from, includeLB) == LoadBalancer && !recordedService(st, &c.services[i]) {
-			lbs = append(lbs, c.services[i].Namespace+"/"+c.services[i].Name)
+		svc := &c.services[i]
+		if recordedService(st, svc) {
+			continue
 		}
+		switch classify(svc, from, includeLB) {
+		case LoadBalancer:
+			lbs = append(lbs, svc.Namespace+"/"+svc.Name)
+		case Move:
+			if b := c.service(svc.Namespace, bridgeName(svc.Name)); b != nil && b.Labels[BridgeLabel] != svc.Name {
+				taken = append(taken, b.Namespace+"/"+b.Name)
+			}
+		}
+	}
+	if len(taken) > 0 {
+		return fmt.Errorf("Services %s hold the names of bridges the renumber needs: rename them first", listSome(taken))
 	}
 	if len(lbs) > 0 {
 		return fmt.Errorf("type LoadBalancer Services %s would lose their load balancers as ExternalName: move them with --include-load-balancers or by hand", listSome(lbs))

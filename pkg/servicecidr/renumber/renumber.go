@@ -28,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -290,6 +291,13 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 		if !equalIPs(clusterIPs(live), rec.OldClusterIPs) {
 			return fmt.Errorf("Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
 		}
+		if !equality.Semantic.DeepEqual(live.Spec, rec.Spec) {
+			// Edited since it was recorded: record it as it is now.
+			rec.Spec, rec.ManagedFields = *live.Spec.DeepCopy(), live.ManagedFields
+			if err := r.store.save(ctx, st); err != nil {
+				return err
+			}
+		}
 		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
 			return err
 		}
@@ -362,11 +370,13 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 		},
 	}
 	if _, err := svcs.Create(ctx, b, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
-		if !isAllocated(err) {
+		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
 			return fmt.Errorf("creating bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
 		}
-		// Another Service took the old address in the moment it was free.
-		fmt.Fprintf(r.opts.Log, "Service %s: old address %s was taken meanwhile; no bridge\n", rec.key(), strings.Join(rec.OldClusterIPs, ","))
+		// Refused for good (the old address taken in the moment it was free, a
+		// quota, an admission policy): the Service moves on without a bridge
+		// rather than wait as ExternalName.
+		fmt.Fprintf(r.opts.Log, "Service %s: no bridge at %s: %v\n", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
 		rec.Bridge = ""
 		return r.store.save(ctx, st)
 	}

@@ -99,6 +99,18 @@ func TestRenumberKilledAtEveryStep(t *testing.T) {
 			}
 			f.services["default/late"] = late
 		}
+		// A Service edited after it was recorded, before it moved, keeps the edit.
+		if calls == 4 {
+			dns, err := s.Client.CoreV1().Services("kube-system").Get(ctx, "kube-dns", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dns.Spec.Ports = append(dns.Spec.Ports, corev1.ServicePort{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP})
+			if dns, err = s.Client.CoreV1().Services("kube-system").Update(ctx, dns, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			f.services["kube-system/kube-dns"] = dns
+		}
 		_, err := r.Renumber(ctx)
 		return err
 	})
