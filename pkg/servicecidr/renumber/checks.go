@@ -98,7 +98,7 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 		}
 	}
 	if len(taken) > 0 {
-		return fmt.Errorf("Services %s hold the names of bridges the renumber needs: rename them first", listSome(taken))
+		return fmt.Errorf("the Services %s hold the names of bridges the renumber needs: rename them first", listSome(taken))
 	}
 	if len(lbs) > 0 {
 		return fmt.Errorf("type LoadBalancer Services %s would lose their load balancers as ExternalName: move them with --include-load-balancers or by hand", listSome(lbs))

@@ -31,22 +31,23 @@ import (
 type Disposition string
 
 const (
-	// Move: flipped through ExternalName into the target range, bridged.
+	// Move means it is flipped through ExternalName into the target range, bridged.
 	Move Disposition = "move"
-	// Moved: already in the target range (this renumber moved it).
+	// Moved means it is already in the target range (this renumber moved it).
 	Moved Disposition = "moved"
-	// Headless, ExternalName: no ClusterIP, nothing to do.
-	Headless     Disposition = "headless"
+	// Headless means it has no ClusterIP: nothing to do.
+	Headless Disposition = "headless"
+	// ExternalName means it has no ClusterIP: nothing to do.
 	ExternalName Disposition = "external-name"
-	// OtherRange: its ClusterIPs are outside the source range (another ServiceCIDR).
+	// OtherRange means its ClusterIPs are outside the source range (another ServiceCIDR).
 	OtherRange Disposition = "other-range"
-	// KubernetesService: the apiservers' own; left to them.
+	// KubernetesService means it is the apiservers' own, left to them.
 	KubernetesService Disposition = "left-to-apiservers"
-	// LoadBalancer: ExternalName would drop its load balancer; moved only with --include-load-balancers.
+	// LoadBalancer means ExternalName would drop its load balancer; moved only with --include-load-balancers.
 	LoadBalancer Disposition = "load-balancer"
-	// Deleting: being deleted; its old address goes with it.
+	// Deleting means it is being deleted; its old address goes with it.
 	Deleting Disposition = "deleting"
-	// Bridge: a bridge Service of this renumber.
+	// Bridge means it is a bridge Service of this renumber.
 	Bridge Disposition = "bridge"
 )
 
@@ -220,7 +221,7 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 		if ps.Disposition == Move {
 			news, err := pk.pickAll(ps.OldClusterIPs)
 			if err != nil {
-				return nil, nil, fmt.Errorf("Service %s/%s: %w", svc.Namespace, svc.Name, err)
+				return nil, nil, fmt.Errorf("choosing addresses for Service %s/%s: %w", svc.Namespace, svc.Name, err)
 			}
 			r := ServiceRecord{
 				Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID,

@@ -289,7 +289,7 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 			return nil
 		}
 		if !equalIPs(clusterIPs(live), rec.OldClusterIPs) {
-			return fmt.Errorf("Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
+			return fmt.Errorf("the Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
 		}
 		if !equality.Semantic.DeepEqual(live.Spec, rec.Spec) {
 			// Edited since it was recorded: record it as it is now.
@@ -322,7 +322,7 @@ func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceReco
 	}
 	updated, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
 	if err != nil {
-		return nil, fmt.Errorf("Service %s to type ExternalName: %w", rec.key(), err)
+		return nil, fmt.Errorf("flipping Service %s to type ExternalName: %w", rec.key(), err)
 	}
 	return updated, r.step("Service %s: type ExternalName -> %s (released %s)", rec.key(), u.Spec.ExternalName, strings.Join(clusterIPs(live), ","))
 }
@@ -344,7 +344,7 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 	got, err := svcs.Get(ctx, rec.Bridge, metav1.GetOptions{})
 	if err == nil {
 		if got.Labels[BridgeLabel] != rec.Name {
-			return fmt.Errorf("Service %s/%s exists and is not the bridge of %s", rec.Namespace, rec.Bridge, rec.key())
+			return fmt.Errorf("the Service %s/%s exists and is not the bridge of %s", rec.Namespace, rec.Bridge, rec.key())
 		}
 		return nil
 	}
@@ -396,7 +396,7 @@ func (r *Runner) restore(ctx context.Context, st *State, rec *ServiceRecord, liv
 			return r.step("Service %s: back to type %s at %s", rec.key(), rec.Spec.Type, strings.Join(ips, ","))
 		}
 		if !repick || !isAllocated(err) || !strings.Contains(err.Error(), "clusterIP") || attempt >= 3 {
-			return fmt.Errorf("Service %s back to type %s at %s: %w", rec.key(), rec.Spec.Type, strings.Join(ips, ","), err)
+			return fmt.Errorf("moving Service %s back to type %s at %s: %w", rec.key(), rec.Spec.Type, strings.Join(ips, ","), err)
 		}
 		if ips, err = r.repick(ctx, st, rec); err != nil {
 			return err
@@ -424,7 +424,7 @@ func (r *Runner) repick(ctx context.Context, st *State, rec *ServiceRecord) ([]s
 	}
 	ips, err := (&picker{from: from, to: to, taken: c.taken}).pickAll(rec.OldClusterIPs)
 	if err != nil {
-		return nil, fmt.Errorf("Service %s: %w", rec.key(), err)
+		return nil, fmt.Errorf("choosing addresses for Service %s: %w", rec.key(), err)
 	}
 	fmt.Fprintf(r.opts.Log, "Service %s: %s taken meanwhile; chose %s\n", rec.key(), strings.Join(rec.NewClusterIPs, ","), strings.Join(ips, ","))
 	rec.NewClusterIPs = ips
@@ -475,22 +475,22 @@ func hasConfig(st *State, name, key string) bool {
 	return false
 }
 
-// setConfig sets a ConfigMap value from old to new and says whether it
+// setConfig sets a ConfigMap value from before to after and says whether it
 // changed it; a value that is neither is left alone and reported.
-func (r *Runner) setConfig(ctx context.Context, name, key, old, new string) (bool, error) {
+func (r *Runner) setConfig(ctx context.Context, name, key, before, after string) (bool, error) {
 	cms := r.client.CoreV1().ConfigMaps(metav1.NamespaceSystem)
 	cm, err := cms.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false, fmt.Errorf("reading ConfigMap %s/%s: %w", metav1.NamespaceSystem, name, err)
 	}
 	switch cm.Data[key] {
-	case new:
+	case after:
 		return false, nil
-	case old:
+	case before:
 	default:
 		return false, fmt.Errorf("ConfigMap %s/%s key %s changed since the renumber recorded it; edit it by hand", metav1.NamespaceSystem, name, key)
 	}
-	cm.Data[key] = new
+	cm.Data[key] = after
 	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
 		return false, fmt.Errorf("updating ConfigMap %s/%s: %w", metav1.NamespaceSystem, name, err)
 	}

@@ -29,9 +29,10 @@ import (
 )
 
 const (
-	// StateNamespace and StateName name the ConfigMap that records a renumber.
+	// StateNamespace is the namespace of the ConfigMap that records a renumber.
 	StateNamespace = metav1.NamespaceSystem
-	StateName      = "servicecidr-renumber"
+	// StateName is the name of the ConfigMap that records a renumber.
+	StateName = "servicecidr-renumber"
 	// stateKey is the ConfigMap key holding the State as JSON.
 	stateKey = "state"
 	// TargetServiceCIDRName is the ServiceCIDR the renumber creates for the target range.
@@ -53,15 +54,15 @@ const (
 type Phase string
 
 const (
-	// PhaseMoving: the target ServiceCIDR exists; Services are being moved.
+	// PhaseMoving means the target ServiceCIDR exists; Services are being moved.
 	PhaseMoving Phase = "Moving"
-	// PhaseCutOver: every Service is moved; the old ServiceCIDR is being deleted.
+	// PhaseCutOver means every Service is moved; the old ServiceCIDR is being deleted.
 	PhaseCutOver Phase = "CutOver"
-	// PhaseRenumbered: the grace period; bridges keep the old addresses alive.
+	// PhaseRenumbered means the grace period: bridges keep the old addresses alive.
 	PhaseRenumbered Phase = "Renumbered"
-	// PhaseFinished: the bridges are gone.
+	// PhaseFinished means the bridges are gone.
 	PhaseFinished Phase = "Finished"
-	// PhaseRollingBack: a rollback has begun; only rollback continues it.
+	// PhaseRollingBack means a rollback has begun; only rollback continues it.
 	PhaseRollingBack Phase = "RollingBack"
 )
 

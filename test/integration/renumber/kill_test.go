@@ -34,15 +34,9 @@ import (
 
 var errKilled = errors.New("killed by the test")
 
-// killAfter is a hook that stops a run after its n-th change, as a kill would.
-func killAfter(n int) func(string) error {
-	steps := 0
-	return func(string) error {
-		if steps++; steps == n {
-			return errKilled
-		}
-		return nil
-	}
+// killAfterFirst is a hook that stops a run after its first change, as a kill would.
+func killAfterFirst() func(string) error {
+	return func(string) error { return errKilled }
 }
 
 // runKilled runs run with a fresh Runner, killed after its first change,
@@ -52,7 +46,7 @@ func runKilled(ctx context.Context, t *testing.T, f *fixture, opts renumber.Opti
 	for runs := 1; ; runs++ {
 		var log bytes.Buffer
 		o := opts
-		o.Log, o.AfterStep = &log, killAfter(1)
+		o.Log, o.AfterStep = &log, killAfterFirst()
 		if runs%2 == 0 {
 			o.To = nil // even runs continue from the record alone
 		}

@@ -123,7 +123,7 @@ func TestRefusals(t *testing.T) {
 			}},
 		{name: "another renumber in progress", to: "10.200.0.0/17,fd00:10:200::/109", want: "a renumber from " + oldRange + " to " + target + " is in progress (phase Moving)",
 			setup: func(t *testing.T) func() {
-				r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), AfterStep: killAfter(1)})
+				r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), AfterStep: killAfterFirst()})
 				if _, err := r.Renumber(ctx); !errors.Is(err, errKilled) {
 					t.Fatalf("starting a renumber: %v", err)
 				}
