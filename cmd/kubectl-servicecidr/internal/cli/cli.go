@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, newClient
 		newClient = (*options).client
 	}
 	o.newClient = func() (kubernetes.Interface, error) { return newClient(o) }
-	root := newRoot(ctx, o, stdout)
+	root := newRoot(ctx, o, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -78,7 +78,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, newClient
 	return 0
 }
 
-func newRoot(ctx context.Context, o *options, stdout io.Writer) *cobra.Command {
+// newRoot is the command tree. Plans and what is left go to stdout; the
+// changes as they are made go there too, or to stderr when -o asks for a plan
+// a program reads.
+func newRoot(ctx context.Context, o *options, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-servicecidr",
 		Short: "Renumber a live cluster's Services from one Service range to another (KEP-1880)",
@@ -115,7 +118,11 @@ range first.`,
 	// withRunner is a subcommand's body: do, with a Runner built from the flags.
 	withRunner := func(do func(*renumber.Runner) error) func(*cobra.Command, []string) error {
 		return func(*cobra.Command, []string) error {
-			r, err := o.runner(stdout)
+			log := stdout
+			if o.output != "" {
+				log = stderr
+			}
+			r, err := o.runner(log)
 			if err != nil {
 				return err
 			}
@@ -155,11 +162,15 @@ range first.`,
 			if err := printPlan(stdout, pl, o.output); err != nil || dry {
 				return err
 			}
-			fmt.Fprintln(stdout)
+			if o.output == "" {
+				fmt.Fprintln(stdout)
+			}
 			if pl, err = r.Renumber(ctx); err != nil {
 				return err
 			}
-			printLeft(stdout, pl.LeftToOperator)
+			if o.output == "" {
+				printLeft(stdout, pl.LeftToOperator)
+			}
 			return nil
 		}),
 	}

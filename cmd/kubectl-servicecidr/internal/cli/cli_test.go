@@ -128,3 +128,17 @@ func TestBadInputIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRenumberJSONKeepsStdoutParseable runs renumber -o json on the fake
+// cluster: stdout is the plan alone, the changes go to stderr.
+func TestRenumberJSONKeepsStdoutParseable(t *testing.T) {
+	client := fakeCluster()
+	out, errOut, code := runWith(t, client, "renumber", "--to", target, "-o", "json")
+	var pl renumber.Plan
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatalf("renumber -o json (exit %d) printed %q on stdout: %v", code, out, err)
+	}
+	if !strings.Contains(errOut, "recorded the renumber") {
+		t.Errorf("renumber -o json: stderr %q lacks the changes", errOut)
+	}
+}
