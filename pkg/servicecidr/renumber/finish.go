@@ -202,7 +202,7 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 	}
 	if live.Spec.Type != corev1.ServiceTypeExternalName {
 		if equalIPs(clusterIPs(live), rec.OldClusterIPs) {
-			return nil
+			return r.restoreOwners(ctx, rec, live)
 		}
 		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
 			return err

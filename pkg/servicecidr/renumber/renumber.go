@@ -286,7 +286,7 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 	}
 	if live.Spec.Type != corev1.ServiceTypeExternalName {
 		if equalIPs(clusterIPs(live), rec.NewClusterIPs) {
-			return nil
+			return r.restoreOwners(ctx, rec, live)
 		}
 		if !equalIPs(clusterIPs(live), rec.OldClusterIPs) {
 			return fmt.Errorf("the Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
@@ -390,10 +390,12 @@ func (r *Runner) restore(ctx context.Context, st *State, rec *ServiceRecord, liv
 		u := live.DeepCopy()
 		u.Spec = *rec.Spec.DeepCopy()
 		u.Spec.ClusterIP, u.Spec.ClusterIPs = ips[0], ips
-		u.ManagedFields = rec.ManagedFields
-		_, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+		updated, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
 		if err == nil {
-			return r.step("Service %s: back to type %s at %s", rec.key(), rec.Spec.Type, strings.Join(ips, ","))
+			if err := r.step("Service %s: back to type %s at %s", rec.key(), rec.Spec.Type, strings.Join(ips, ",")); err != nil {
+				return err
+			}
+			return r.restoreOwners(ctx, rec, updated)
 		}
 		if !repick || !isAllocated(err) || !strings.Contains(err.Error(), "clusterIP") || attempt >= 3 {
 			return fmt.Errorf("moving Service %s back to type %s at %s: %w", rec.key(), rec.Spec.Type, strings.Join(ips, ","), err)
@@ -405,6 +407,31 @@ func (r *Runner) restore(ctx context.Context, st *State, rec *ServiceRecord, liv
 			return err
 		}
 	}
+}
+
+// restoreOwners gives a Service back the managedFields it had when recorded:
+// the flip back made this tool the owner of every field whose value differs
+// from the ExternalName form. An update that changes only managedFields sets
+// them as given.
+func (r *Runner) restoreOwners(ctx context.Context, rec *ServiceRecord, live *corev1.Service) error {
+	if len(rec.ManagedFields) == 0 || !ownedBy(live, FieldManager) {
+		return nil
+	}
+	u := live.DeepCopy()
+	u.ManagedFields = rec.ManagedFields
+	if _, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		return fmt.Errorf("restoring the field managers of Service %s: %w", rec.key(), err)
+	}
+	return r.step("Service %s: field managers restored", rec.key())
+}
+
+func ownedBy(svc *corev1.Service, manager string) bool {
+	for _, m := range svc.ManagedFields {
+		if m.Manager == manager {
+			return true
+		}
+	}
+	return false
 }
 
 // repick chooses and records new addresses for rec when its chosen ones were taken.

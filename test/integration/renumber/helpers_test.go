@@ -315,8 +315,8 @@ func (f *fixture) checkKept(ctx context.Context, t *testing.T) map[string]*corev
 }
 
 // snapshot maps every object a renumber may change to its resourceVersion
-// or, byContent, to what a rollback must restore: each Service's shape and
-// ClusterIPs, the ConfigMaps' data, the IPAddresses' owners.
+// or, byContent, to what a rollback must restore: each Service's shape,
+// ClusterIPs and field managers, the ConfigMaps' data, the IPAddresses' owners.
 func snapshot(ctx context.Context, t *testing.T, client kubernetes.Interface, byContent bool) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -332,7 +332,7 @@ func snapshot(ctx context.Context, t *testing.T, client kubernetes.Interface, by
 			if err != nil {
 				t.Fatal(err)
 			}
-			out["service/"+s.Namespace+"/"+s.Name] = fmt.Sprintf("%s %v", shape, s.Spec.ClusterIPs)
+			out["service/"+s.Namespace+"/"+s.Name] = fmt.Sprintf("%s %v %s", shape, s.Spec.ClusterIPs, managers(s))
 		}
 	}
 	cms, err := client.CoreV1().ConfigMaps(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{})

@@ -113,6 +113,10 @@ func TestRenumberMixedServices(t *testing.T) {
 				t.Errorf("IPAddress %s of Service %s: %+v, %v", ip, key, ipa, err)
 			}
 		}
+		if g, w := managers(got), managers(want); g != w {
+			t.Errorf("Service %s has field managers %s, want %s as before", key, g, w)
+
+		}
 		bridge, err := s.Client.CoreV1().Services(got.Namespace).List(ctx, metav1.ListOptions{LabelSelector: renumber.BridgeLabel + "=" + got.Name})
 		if err != nil || len(bridge.Items) != 1 {
 			t.Errorf("Service %s: want one bridge, got %v, %v", key, bridge, err)
@@ -227,4 +231,13 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// managers names a Service's field managers and their operations.
+func managers(s *corev1.Service) string {
+	var out []string
+	for _, m := range s.ManagedFields {
+		out = append(out, m.Manager+"/"+string(m.Operation)+"/"+m.Subresource)
+	}
+	return strings.Join(out, ",")
 }
