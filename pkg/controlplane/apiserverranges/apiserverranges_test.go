@@ -177,3 +177,9 @@ func TestNeedsPatch(t *testing.T) {
 		})
 	}
 }
+
+func TestIdentitySelectorIsUpstreams(t *testing.T) {
+	if want := controlplaneapiserver.IdentityLeaseComponentLabelKey + "=" + controlplaneapiserver.KubeAPIServer; IdentitySelector != want {
+		t.Errorf("IdentitySelector = %q, upstream's identity Leases carry %q", IdentitySelector, want)
+	}
+}

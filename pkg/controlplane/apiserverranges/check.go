@@ -25,7 +25,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	controlplaneapiserver "k8s.io/kubernetes/pkg/controlplane/apiserver"
 )
 
 // Apiserver is one live kube-apiserver, as its identity Lease shows it.
@@ -61,18 +60,13 @@ func Check(ctx context.Context, client kubernetes.Interface, want string, now ti
 		return Report{}, err
 	}
 	want = canonical(want)
-	leases, err := client.CoordinationV1().Leases(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{
-		LabelSelector: controlplaneapiserver.IdentityLeaseComponentLabelKey + "=" + controlplaneapiserver.KubeAPIServer,
-	})
+	leases, err := client.CoordinationV1().Leases(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{LabelSelector: IdentitySelector})
 	if err != nil {
 		return Report{}, fmt.Errorf("listing the kube-apiserver identity Leases: %w", err)
 	}
 	var r Report
-	for i := range leases.Items {
-		lease := &leases.Items[i]
-		if expired(lease, now) {
-			continue
-		}
+	for _, l := range Live(leases.Items, now) {
+		lease := &l
 		a := Apiserver{ID: lease.Name}
 		if lease.Spec.HolderIdentity != nil {
 			a.Holder = *lease.Spec.HolderIdentity
@@ -93,6 +87,24 @@ func Check(ctx context.Context, client kubernetes.Interface, want string, now ti
 		sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	}
 	return r, nil
+}
+
+// IdentitySelector selects the kube-apiservers' identity Leases: upstream's
+// label (k8s.io/kubernetes/pkg/controlplane/apiserver's
+// IdentityLeaseComponentLabelKey=KubeAPIServer, which a test holds this to),
+// spelled here so that a client such as the kubectl plugin need not import
+// the apiserver to read them.
+const IdentitySelector = "apiserver.kubernetes.io/identity=kube-apiserver"
+
+// Live are the leases whose holders may still be running at now.
+func Live(leases []coordinationv1.Lease, now time.Time) []coordinationv1.Lease {
+	var live []coordinationv1.Lease
+	for _, l := range leases {
+		if !expired(&l, now) {
+			live = append(live, l)
+		}
+	}
+	return live
 }
 
 // expired tells whether lease was last renewed longer than its duration before now.

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 )
 
 // sourceRanges is the range the cluster is renumbered from: the recorded one,
@@ -108,7 +110,7 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 
 // refuseApiservers refuses unless every live apiserver says it serves a range holding to.
 func refuseApiservers(c *cluster, to Ranges, now time.Time) error {
-	live := c.liveLeases(now)
+	live := apiserverranges.Live(c.leases, now)
 	if len(live) == 0 {
 		return fmt.Errorf("no live apiserver identity Lease in kube-system: cannot tell which Service ranges the apiservers serve")
 	}
@@ -117,13 +119,13 @@ func refuseApiservers(c *cluster, to Ranges, now time.Time) error {
 		if l.Spec.HolderIdentity != nil {
 			holder = *l.Spec.HolderIdentity
 		}
-		v, ok := l.Annotations[ServiceCIDRRangeAnnotation]
+		v, ok := l.Annotations[apiserverranges.Annotation]
 		if !ok {
-			return fmt.Errorf("apiserver %s (Lease %s) does not say its Service range (no %s annotation: not netfork's, or not rolled): roll it with --service-cluster-ip-range=%s first", holder, l.Name, ServiceCIDRRangeAnnotation, to)
+			return fmt.Errorf("apiserver %s (Lease %s) does not say its Service range (no %s annotation: not netfork's, or not rolled): roll it with --service-cluster-ip-range=%s first", holder, l.Name, apiserverranges.Annotation, to)
 		}
 		served, err := ParseRanges(v)
 		if err != nil {
-			return fmt.Errorf("apiserver %s (Lease %s) annotation %s: %v", holder, l.Name, ServiceCIDRRangeAnnotation, err)
+			return fmt.Errorf("apiserver %s (Lease %s) annotation %s: %v", holder, l.Name, apiserverranges.Annotation, err)
 		}
 		for _, p := range to {
 			s, ok := served.family(p.Addr().Is4())

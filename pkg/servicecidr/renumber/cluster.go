@@ -22,7 +22,6 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
-	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +30,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
+
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 )
 
 const (
@@ -80,7 +81,7 @@ func readCluster(ctx context.Context, client kubernetes.Interface) (*cluster, er
 	if err := c.readTaken(ctx, client); err != nil {
 		return nil, err
 	}
-	leases, err := client.CoordinationV1().Leases(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{LabelSelector: identityLabelSelector})
+	leases, err := client.CoordinationV1().Leases(metav1.NamespaceSystem).List(ctx, metav1.ListOptions{LabelSelector: apiserverranges.IdentitySelector})
 	if err != nil {
 		return nil, fmt.Errorf("listing the apiservers' identity Leases: %w", err)
 	}
@@ -169,20 +170,6 @@ func (c *cluster) clusterDomain() string {
 		}
 	}
 	return defaultDomain
-}
-
-// liveLeases are the identity Leases whose holders may still be running.
-func (c *cluster) liveLeases(now time.Time) []coordinationv1.Lease {
-	var out []coordinationv1.Lease
-	for _, l := range c.leases {
-		if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
-			continue
-		}
-		if l.Spec.RenewTime.Add(time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second).After(now) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 func (c *cluster) service(namespace, name string) *corev1.Service {

@@ -41,11 +41,6 @@ const (
 	FieldManager = "kubectl-servicecidr"
 	// BridgeLabel marks a bridge Service; its value is the moved Service's name.
 	BridgeLabel = "servicecidr.netfork.io/bridge-for"
-	// ServiceCIDRRangeAnnotation is the key on each apiserver's identity Lease
-	// naming its --service-cluster-ip-range, primary first.
-	ServiceCIDRRangeAnnotation = "netfork.io/service-cluster-ip-range"
-	// identityLabelSelector selects the kube-apiservers' identity Leases.
-	identityLabelSelector = "apiserver.kubernetes.io/identity=kube-apiserver"
 	// defaultServiceCIDRName is the ServiceCIDR the apiservers keep from their flags.
 	defaultServiceCIDRName = "kubernetes"
 )

@@ -36,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -93,7 +94,7 @@ func markRolled(ctx context.Context, t *testing.T, client kubernetes.Interface, 
 	if err != nil {
 		t.Fatalf("no apiserver identity Lease: %v", err)
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, renumber.ServiceCIDRRangeAnnotation, ranges)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, apiserverranges.Annotation, ranges)
 	for _, name := range leases {
 		if _, err := client.CoordinationV1().Leases(metav1.NamespaceSystem).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 			t.Fatalf("annotating Lease %s: %v", name, err)

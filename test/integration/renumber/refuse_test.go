@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 )
 
@@ -45,7 +46,7 @@ func identityLease(name string, renew time.Time, ranges string) *coordinationv1.
 		},
 	}
 	if ranges != "" {
-		l.Annotations = map[string]string{renumber.ServiceCIDRRangeAnnotation: ranges}
+		l.Annotations = map[string]string{apiserverranges.Annotation: ranges}
 	}
 	return l
 }

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 )
 
@@ -45,7 +46,7 @@ func fakeCluster() *fake.Clientset {
 		&coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: "apiserver-a", Namespace: "kube-system",
 				Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"},
-				Annotations: map[string]string{renumber.ServiceCIDRRangeAnnotation: target}},
+				Annotations: map[string]string{apiserverranges.Annotation: target}},
 			Spec: coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr.To[int32](3600), RenewTime: &metav1.MicroTime{Time: time.Now()}},
 		},
 		&corev1.Service{
