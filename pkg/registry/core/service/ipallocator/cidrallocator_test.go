@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -533,5 +534,40 @@ func TestCIDRAllocatorRefusedJointDeleteAdmittedOnce(t *testing.T) {
 	}
 	if deletes != 1 || f.ipAddressExists(addr.String()) {
 		t.Errorf("a later release sent %d deletes, IPAddress exists: %t; want it asked and deleted", deletes, f.ipAddressExists(addr.String()))
+	}
+}
+
+// TestCIDRAllocatorRefusedCreateIsLogged checks that a refused IPAddress
+// create of an address the allocator chose is logged in upstream's words at
+// info, and that of an address the Service asked for is not, as upstream's
+// allocator logs only the first.
+func TestCIDRAllocatorRefusedCreateIsLogged(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		allocate func(*cidrFixture) (net.IP, error)
+		wantLogs int
+	}{
+		{name: "dynamic", allocate: func(f *cidrFixture) (net.IP, error) { return f.alloc.AllocateNext() }, wantLogs: 1},
+		{name: "static", allocate: func(f *cidrFixture) (net.IP, error) { return netIP("10.0.0.7"), f.alloc.Allocate(netIP("10.0.0.7")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := captureLogs(t)
+			f := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+			ip, err := tc.allocate(f)
+			if err != nil {
+				t.Fatalf("allocating: %v", err)
+			}
+			refused := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("policy says no"))
+			f.failIPAddressCreates(refused)
+			var commit *CommitError
+			if err := f.alloc.Commit(context.Background(), service("web", ip.String()), []string{ip.String()}); !errors.As(err, &commit) {
+				t.Fatalf("Commit = %v, want a CommitError", err)
+			}
+			want := fmt.Sprintf("can not create IPAddress %s: %v", ip, refused)
+			lines := logs.lines("can not create IPAddress")
+			if len(lines) != tc.wantLogs || (tc.wantLogs == 1 && (!strings.HasPrefix(lines[0], "I") || !strings.Contains(lines[0], want))) {
+				t.Errorf("logged %q, want %d info line(s) %q", lines, tc.wantLogs, want)
+			}
+		})
 	}
 }

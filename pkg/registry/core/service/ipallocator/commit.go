@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/klog/v2"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 
@@ -167,6 +168,11 @@ func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created 
 		return &CollisionError{IP: addr.String(), Static: r.scope == metricsutil.Static}
 	default:
 		rec.Failed(r.scope)
+		if r.scope == metricsutil.Dynamic && !errors.Is(err, errNotWritten) {
+			// Upstream's allocator logs the failed create of an address it chose
+			// (not of one the Service asked for) in these words, unstructured.
+			klog.Infof("can not create IPAddress %s: %v", addr, err)
+		}
 		return &CommitError{IP: addr.String(), Service: namespace + "/" + name, Err: err}
 	}
 }
