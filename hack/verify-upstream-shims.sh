@@ -40,7 +40,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 list="hack/upstream-shims.txt"
 # max_lines is the budget of all the regions, what they hold today; it only goes down: a shim
 # added to the list takes its lines from a shim removed or shrunk.
-max_lines=254
+max_lines=251
 
 pin="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 

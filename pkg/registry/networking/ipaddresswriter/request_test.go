@@ -171,3 +171,47 @@ func TestWritesAdmittedAsUpstreamsLoopbackRequests(t *testing.T) {
 		t.Errorf("a request audited at level None got annotations %v", got)
 	}
 }
+
+// countingAdmission counts, per operation, the mutating and validating
+// admission calls and those that saw no old object.
+type countingAdmission struct {
+	mutating, validating, withoutOld map[admission.Operation]int
+}
+
+func (c *countingAdmission) Handles(admission.Operation) bool { return true }
+func (c *countingAdmission) Admit(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	c.count(c.mutating, a)
+	return nil
+}
+func (c *countingAdmission) Validate(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	c.count(c.validating, a)
+	return nil
+}
+func (c *countingAdmission) count(calls map[admission.Operation]int, a admission.Attributes) {
+	calls[a.GetOperation()]++
+	if a.GetOldObject() == nil {
+		c.withoutOld[a.GetOperation()]++
+	}
+}
+
+// TestDeleteAdmittedOnceWithItsObject checks that an IPAddress delete reaches
+// mutating and validating admission once each, with the object it deletes,
+// as upstream's DELETE handler admits it: no admission call before the
+// storage has the object.
+func TestDeleteAdmittedOnceWithItsObject(t *testing.T) {
+	plugin := &countingAdmission{mutating: map[admission.Operation]int{}, validating: map[admission.Operation]int{}, withoutOld: map[admission.Operation]int{}}
+	w := newBoundWriter(t, plugin)
+	obj := &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: "10.96.0.11"},
+		Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "web"}},
+	}
+	if _, err := w.Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if err := w.Delete(context.Background(), obj.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if m, v, n := plugin.mutating[admission.Delete], plugin.validating[admission.Delete], plugin.withoutOld[admission.Delete]; m != 1 || v != 1 || n != 0 {
+		t.Errorf("the delete was admitted %d times mutating and %d validating, %d of them without the object; want 1, 1, 0", m, v, n)
+	}
+}

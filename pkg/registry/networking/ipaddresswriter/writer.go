@@ -242,24 +242,19 @@ func (w *Writer) Delete(ctx context.Context, name string, opts metav1.DeleteOpti
 	defer cancel()
 
 	opts.TypeMeta = deleteOptionsType
-	validate, err := w.admitDelete(ctx, name, &opts)
-	if err != nil {
-		return err
-	}
-	return b.delete(ctx, name, validate, &opts)
+	return b.delete(ctx, name, w.admitDelete(name, &opts), &opts)
 }
 
-// admitDelete runs the mutating half of admission on the delete of the
-// IPAddress name and returns the validating half, as the API handler does.
-func (w *Writer) admitDelete(ctx context.Context, name string, opts *metav1.DeleteOptions) (rest.ValidateObjectFunc, error) {
+// admitDelete is the admission of the delete of the IPAddress name, as the
+// API handler passes it to the storage: mutating, then validating admission,
+// each run once on the object the delete removes. Upstream's handler runs no
+// admission before it (so neither does this: a mutating webhook sees one
+// DELETE, with its oldObject).
+func (w *Writer) admitDelete(name string, opts *metav1.DeleteOptions) rest.ValidateObjectFunc {
 	// upstream-shim begin: k8s.io/apiserver/pkg/endpoints/handlers/delete.go DeleteResource
-	admit := w.admit
 	attrs := admission.NewAttributesRecord(nil, nil, ipAddressKind, "", name, ipAddressResource, "",
 		admission.Delete, opts, false, w.user)
-	if err := mutate(ctx, admit, attrs, admission.Delete); err != nil {
-		return nil, err
-	}
-	return rest.AdmissionToValidateObjectDeleteFunc(admit, attrs, objectInterfaces), nil
+	return rest.AdmissionToValidateObjectDeleteFunc(w.admit, attrs, objectInterfaces)
 	// upstream-shim end
 }
 
@@ -289,10 +284,7 @@ func (w *Writer) PrepareDelete(ctx context.Context, slot *jointwrite.Slot, name 
 		return nil, jointwrite.ErrCannotPrepare
 	}
 
-	validate, err := w.admitDelete(ctx, name, &metav1.DeleteOptions{TypeMeta: deleteOptionsType})
-	if err != nil {
-		return nil, err
-	}
+	validate := w.admitDelete(name, &metav1.DeleteOptions{TypeMeta: deleteOptionsType})
 	p := &jointwrite.Prepared{}
 	if err := b.deleteStored(jointwrite.WithPrepare(ctx, p), key, name, storage.ValidateObjectFunc(validate), cached); err != nil {
 		return nil, err
