@@ -190,20 +190,24 @@ func (a *Allocators) CommitService(ctx context.Context, svc *api.Service, ips []
 	return nil
 }
 
-// PrepareRelease prepares the IPAddress deletes of the Service obj, about to
-// be deleted, for the Service storage of slot (see CIDRAllocator.PrepareRelease).
+// PrepareRelease prepares the delete of one IPAddress of the Service obj,
+// about to be deleted, for the Service storage of slot (see
+// CIDRAllocator.PrepareRelease): the first family's it can. The transaction
+// takes one, and preparing a delete admits it, so preparing the others too
+// would admit them again when they are released.
 func (a *Allocators) PrepareRelease(ctx context.Context, slot *jointwrite.Slot, obj runtime.Object) []*jointwrite.Delete {
 	svc, ok := obj.(*api.Service)
 	if !ok {
 		return nil
 	}
-	var deletes []*jointwrite.Delete
 	for _, alloc := range a.ByFamily {
 		if c, ok := alloc.(*CIDRAllocator); ok {
-			deletes = append(deletes, c.PrepareRelease(ctx, slot, svc)...)
+			if deletes := c.PrepareRelease(ctx, slot, svc); len(deletes) > 0 {
+				return deletes
+			}
 		}
 	}
-	return deletes
+	return nil
 }
 
 // bitmapFactory keeps a bitmap at key in etcd and records its registry in

@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 
 	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
@@ -569,5 +570,46 @@ func TestCIDRAllocatorRefusedCreateIsLogged(t *testing.T) {
 				t.Errorf("logged %q, want %d info line(s) %q", lines, tc.wantLogs, want)
 			}
 		})
+	}
+}
+
+// countingPreparer is an IPAddressWriter that prepares every delete it is asked
+// to and counts them, as the writer admits each one it prepares.
+type countingPreparer struct {
+	IPAddressWriter
+	prepared *int
+}
+
+func (c countingPreparer) Prepare(context.Context, *jointwrite.Slot, *networkingv1.IPAddress) (*networkingv1.IPAddress, *jointwrite.Prepared, error) {
+	return nil, nil, jointwrite.ErrCannotPrepare
+}
+
+func (c countingPreparer) PrepareDelete(_ context.Context, _ *jointwrite.Slot, name string) (*jointwrite.Prepared, error) {
+	*c.prepared++
+	return &jointwrite.Prepared{Key: "/ipaddresses/" + name, Revision: 1}, nil
+}
+
+// TestPrepareReleasePreparesOneDelete checks that a dual-stack Service's
+// delete prepares, and so admits, one IPAddress delete: the one its
+// transaction takes. The other is deleted, and admitted, on release only.
+func TestPrepareReleasePreparesOneDelete(t *testing.T) {
+	prepared := 0
+	preparing := func(c *CIDRConfig) { c.Writer = countingPreparer{IPAddressWriter: c.Writer, prepared: &prepared} }
+	v4 := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")}, preparing)
+	v6 := newCIDRFixture(t, "fd00::/120", []runtime.Object{serviceCIDR("kubernetes", 1, "fd00::/120")}, preparing)
+	a4, a6 := v4.allocateNext(t, "web"), v6.allocateNext(t, "web")
+	for _, f := range []struct {
+		fix  *cidrFixture
+		addr netip.Addr
+	}{{v4, a4}, {v6, a6}} {
+		waitFor(t, "the informer to report IPAddress "+f.addr.String(), func() bool {
+			_, err := f.fix.alloc.ipAddresses.Get(f.addr.String())
+			return err == nil
+		})
+	}
+	allocators := &Allocators{ByFamily: map[api.IPFamily]upstreamipallocator.Interface{api.IPv4Protocol: v4.alloc, api.IPv6Protocol: v6.alloc}}
+	svc := service("web", a4.String(), a6.String())
+	if got := allocators.PrepareRelease(context.Background(), nil, svc); len(got) != 1 || prepared != 1 {
+		t.Errorf("PrepareRelease = %d deletes after %d prepared, want 1 after 1", len(got), prepared)
 	}
 }

@@ -178,16 +178,16 @@ func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created 
 }
 
 // PrepareRelease prepares, for the delete of svc, the delete of the IPAddress
-// of each of its ClusterIPs in this family that this apiserver's informer
-// shows as svc's, for the Service storage of slot to take along in the
-// Service's transaction. An address it cannot prepare is deleted on Release,
-// as before; one whose delete the transaction took is only released there.
+// of the first of its ClusterIPs in this family that this apiserver's
+// informer shows as svc's and whose delete it can prepare, for the Service
+// storage of slot to take along in the Service's transaction (which takes
+// one). An address it does not prepare is deleted on Release, as before; one
+// whose delete the transaction took is only released there.
 func (a *CIDRAllocator) PrepareRelease(ctx context.Context, slot *jointwrite.Slot, svc *api.Service) []*jointwrite.Delete {
 	p, ok := a.writer.(IPAddressPreparer)
 	if !ok {
 		return nil
 	}
-	var deletes []*jointwrite.Delete
 	for _, ip := range svc.Spec.ClusterIPs {
 		addr, ok := a.parseFamilyAddr(ip)
 		if !ok {
@@ -213,15 +213,15 @@ func (a *CIDRAllocator) PrepareRelease(ctx context.Context, slot *jointwrite.Slo
 			continue
 		}
 		uid := obj.UID
-		deletes = append(deletes, &jointwrite.Delete{Key: prepared.Key, Revision: prepared.Revision, Done: func(o jointwrite.Outcome) {
+		return []*jointwrite.Delete{{Key: prepared.Key, Revision: prepared.Revision, Done: func(o jointwrite.Outcome) {
 			if o == jointwrite.Written {
 				a.mu.Lock()
 				a.deletedJointly[k] = createdObject{uid: uid, at: a.clock.Now()}
 				a.mu.Unlock()
 			}
-		}})
+		}}}
 	}
-	return deletes
+	return nil
 }
 
 // ownedBy tells whether obj's parent is the Service svc.
