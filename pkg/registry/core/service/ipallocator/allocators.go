@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -180,7 +181,7 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 // allocators reserved for svc (see CIDRAllocator.Commit); it does nothing in
 // bitmap mode, where allocating is storing.
 func (a *Allocators) CommitService(ctx context.Context, svc *api.Service, ips []string) error {
-	for _, alloc := range a.ByFamily {
+	for _, alloc := range a.inFamilyOrder(svc) {
 		if c, ok := alloc.(*CIDRAllocator); ok {
 			if err := c.Commit(ctx, svc, ips); err != nil {
 				return err
@@ -200,7 +201,7 @@ func (a *Allocators) PrepareRelease(ctx context.Context, slot *jointwrite.Slot, 
 	if !ok {
 		return nil
 	}
-	for _, alloc := range a.ByFamily {
+	for _, alloc := range a.inFamilyOrder(svc) {
 		if c, ok := alloc.(*CIDRAllocator); ok {
 			if deletes := c.PrepareRelease(ctx, slot, svc); len(deletes) > 0 {
 				return deletes
@@ -251,4 +252,20 @@ func (c Config) ipAddressWriter() IPAddressWriter {
 		return c.IPAddressWriter
 	}
 	return c.Client.NetworkingV1().IPAddresses()
+}
+
+// inFamilyOrder lists the allocators in the order of svc's IP families, as
+// upstream's allocator walks them, then any other family's, IPv4 first: which
+// of a dual-stack Service's addresses admission sees first, and so which one
+// a refusal names, must not depend on the order of a map.
+func (a *Allocators) inFamilyOrder(svc *api.Service) []upstreamipallocator.Interface {
+	out := make([]upstreamipallocator.Interface, 0, len(a.ByFamily))
+	seen := make(map[api.IPFamily]bool, len(a.ByFamily))
+	for _, family := range append(slices.Clone(svc.Spec.IPFamilies), api.IPv4Protocol, api.IPv6Protocol) {
+		if alloc, ok := a.ByFamily[family]; ok && !seen[family] {
+			seen[family] = true
+			out = append(out, alloc)
+		}
+	}
+	return out
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 
 	"github.com/netfork/netfork/pkg/features"
 	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
@@ -250,4 +251,31 @@ func storedRange(t *testing.T, s storagetest.Storage, key string) string {
 		t.Fatalf("Get %s: %v", key, err)
 	}
 	return obj.Range
+}
+
+// TestInFamilyOrder checks that a Service's addresses are committed and
+// released in the order of its IP families, as upstream's allocator walks
+// them, whatever the order of the allocators' map.
+func TestInFamilyOrder(t *testing.T) {
+	v4, v6 := &Range{}, &Range{}
+	a := &Allocators{ByFamily: map[api.IPFamily]upstreamipallocator.Interface{api.IPv4Protocol: v4, api.IPv6Protocol: v6}}
+	for _, tc := range []struct {
+		name     string
+		families []api.IPFamily
+		want     []upstreamipallocator.Interface
+	}{
+		{name: "IPv4 primary", families: []api.IPFamily{api.IPv4Protocol, api.IPv6Protocol}, want: []upstreamipallocator.Interface{v4, v6}},
+		{name: "IPv6 primary", families: []api.IPFamily{api.IPv6Protocol, api.IPv4Protocol}, want: []upstreamipallocator.Interface{v6, v4}},
+		{name: "IPv6 only", families: []api.IPFamily{api.IPv6Protocol}, want: []upstreamipallocator.Interface{v6, v4}},
+		{name: "no families yet", want: []upstreamipallocator.Interface{v4, v6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 20 { // a map's order changes from one range to the next
+				got := a.inFamilyOrder(&api.Service{Spec: api.ServiceSpec{IPFamilies: tc.families}})
+				if len(got) != len(tc.want) || got[0] != tc.want[0] || got[1] != tc.want[1] {
+					t.Fatalf("inFamilyOrder(%v) = %v, want %v", tc.families, got, tc.want)
+				}
+			}
+		})
+	}
 }
