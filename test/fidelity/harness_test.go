@@ -52,6 +52,15 @@ func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
 	}
 }
 
+// TestNormalizeIPv6BeforeAColon checks that an IPv6 address the message
+// follows with a colon is normalized as the address alone.
+func TestNormalizeIPv6BeforeAColon(t *testing.T) {
+	n := newNormalizer()
+	if got, want := n.str("can not create IPAddress fd00:10:96::f:af31: forbidden"), "can not create IPAddress <ip-1>: forbidden"; got != want {
+		t.Errorf("normalized %q, want %q", got, want)
+	}
+}
+
 // TestCheckFailsOnUnlistedAndStale checks that the list must match the differences both ways.
 func TestCheckFailsOnUnlistedAndStale(t *testing.T) {
 	shown := difference{Key: "client | x | create Service a | code", Netfork: "500", Upstream: "422"}

@@ -176,6 +176,13 @@ func (n *normalizer) addresses(s string, re *regexp.Regexp, ok func(netip.Addr) 
 	for _, m := range re.FindAllStringIndex(s, -1) {
 		a := s[m[0]:m[1]]
 		ip, err := netip.ParseAddr(a)
+		if err != nil && strings.HasSuffix(a, ":") {
+			// "can not create IPAddress fd00::a: ...": the colon after the
+			// address is the message's, not the address's.
+			m[1]--
+			a = s[m[0]:m[1]]
+			ip, err = netip.ParseAddr(a)
+		}
 		if err != nil || !ok(ip) || len(a) < 3 || strings.HasPrefix(s[m[1]:], "/") {
 			continue
 		}
