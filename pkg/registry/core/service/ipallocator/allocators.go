@@ -260,12 +260,15 @@ func (c Config) ipAddressWriter() IPAddressWriter {
 // a refusal names, must not depend on the order of a map.
 func (a *Allocators) inFamilyOrder(svc *api.Service) []upstreamipallocator.Interface {
 	out := make([]upstreamipallocator.Interface, 0, len(a.ByFamily))
-	seen := make(map[api.IPFamily]bool, len(a.ByFamily))
-	for _, family := range append(slices.Clone(svc.Spec.IPFamilies), api.IPv4Protocol, api.IPv6Protocol) {
-		if alloc, ok := a.ByFamily[family]; ok && !seen[family] {
-			seen[family] = true
+	add := func(family api.IPFamily) {
+		if alloc, ok := a.ByFamily[family]; ok && !slices.Contains(out, alloc) {
 			out = append(out, alloc)
 		}
 	}
+	for _, family := range svc.Spec.IPFamilies {
+		add(family)
+	}
+	add(api.IPv4Protocol)
+	add(api.IPv6Protocol)
 	return out
 }
