@@ -26,35 +26,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/netfork/netfork/test/bench/chartfile"
+
 	"github.com/netfork/netfork/test/bench/internal/result"
 )
 
-// chartFile is what test/bench/chart draws (its own module, so the plotting library stays
-// out of the apiserver's module graph): one chart per number of extra ServiceCIDRs, create
-// latency percentiles against N, one series per contender, medians over rounds.
-type chartFile struct {
-	Charts []chartData `json:"charts"`
-}
-
-// chartData is one chart: the runs with CIDRs extra ServiceCIDRs.
-type chartData struct {
-	CIDRs  int           `json:"cidrs"`
-	Ns     []int         `json:"ns"`
-	Series []chartSeries `json:"series"`
-}
-
-// chartSeries is one contender's medians at each of the chart's Ns; null where it has no run.
-type chartSeries struct {
-	Contender string     `json:"contender"`
-	P50       []*float64 `json:"p50_ms"`
-	P90       []*float64 `json:"p90_ms"`
-	P99       []*float64 `json:"p99_ms"`
-	// Failed is true when some run of the series was not consistent.
-	Failed bool `json:"failed"`
-}
-
-// chartsOf reduces the results to the charts' data, contenders in their given order.
-func chartsOf(results []result.Result, contenders []string) chartFile {
+// chartsOf reduces the results to the charts' data (chart.json, which test/bench/chart
+// draws), contenders in their given order.
+func chartsOf(results []result.Result, contenders []string) chartfile.File {
 	var ks []int
 	for _, c := range cells(results) {
 		if !slices.Contains(ks, c.cidrs) {
@@ -62,9 +41,9 @@ func chartsOf(results []result.Result, contenders []string) chartFile {
 		}
 	}
 	slices.Sort(ks)
-	var out chartFile
+	var out chartfile.File
 	for _, k := range ks {
-		d := chartData{CIDRs: k}
+		d := chartfile.Chart{CIDRs: k}
 		for _, c := range cells(results) {
 			if c.cidrs == k && !slices.Contains(d.Ns, c.n) {
 				d.Ns = append(d.Ns, c.n)
@@ -72,7 +51,7 @@ func chartsOf(results []result.Result, contenders []string) chartFile {
 		}
 		slices.Sort(d.Ns)
 		for _, name := range contenders {
-			s := chartSeries{Contender: name}
+			s := chartfile.Series{Contender: name}
 			for _, n := range d.Ns {
 				a, ok := aggregateOf(results, name, cell{n, k})
 				if !ok {
