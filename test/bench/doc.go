@@ -41,5 +41,5 @@ limitations under the License.
 //
 // This package only wires the others in internal/: flags into plan's options, runner to
 // run them, report for --report. Each imports only packages below it (README.md draws the
-// layers).
+// layers; layers_test.go holds them).
 package main
