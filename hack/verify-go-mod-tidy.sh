@@ -14,13 +14,14 @@
 # limitations under the License.
 
 # verify-go-mod-tidy.sh fails when `go mod tidy` would change go.mod or go.sum of the main
-# module, of the tools module or of the chart module (test/bench/chart), printing the change it would make. It uses `go mod tidy
+# module, of the tools module or of the benchmark's chart modules (test/bench/chart and
+# test/bench/chartfile), printing the change it would make. It uses `go mod tidy
 # -diff`, which never writes the files, rather than tidying and restoring a copy: others may
 # be editing go.mod while this runs, and a restore would undo their edit.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 
 failed=()
-for dir in . hack/tools test/bench/chart; do
+for dir in . hack/tools test/bench/chart test/bench/chartfile; do
   if ! netfork::run go -C "${dir}" mod tidy -diff; then
     failed+=("${dir}")
   fi

@@ -36,5 +36,10 @@ limitations under the License.
 // Outputs go to _output/bench: results.csv (one row per run), results.json (every
 // measurement, including delete percentiles and consistency problems), chart.json (the
 // medians latency.png shows) and latency.png, drawn from it by test/bench/chart, a module
-// of its own so the plotting library stays out of the apiserver's graph, apiserver logs and, with --profile, CPU profiles of netfork's apiserver.
+// of its own so the plotting library stays out of the apiserver's graph, apiserver logs
+// and, with --profile, CPU profiles of netfork's apiserver.
+//
+// This package only wires the others in internal/: flags into plan's options, runner to
+// run them, report for --report. Each imports only packages below it (README.md draws the
+// layers; layers_test.go holds them).
 package main

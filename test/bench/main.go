@@ -25,6 +25,10 @@ import (
 	"syscall"
 
 	"github.com/netfork/netfork/internal/cmdutil"
+
+	"github.com/netfork/netfork/test/bench/internal/plan"
+	"github.com/netfork/netfork/test/bench/internal/report"
+	"github.com/netfork/netfork/test/bench/internal/runner"
 )
 
 func main() {
@@ -35,12 +39,12 @@ func main() {
 // 1 on an error, on Ctrl-C, or when any run failed, so scripts cannot mistake a failure
 // for a result.
 func benchMain(args []string, stdout, stderr io.Writer) int {
-	o := newOptions()
-	if code, ok := cmdutil.ParseFlags("bench-services", usage, args, stderr, o.parse); !ok {
+	o := plan.NewOptions()
+	if code, ok := cmdutil.ParseFlags("bench-services", plan.Usage, args, stderr, o.Parse); !ok {
 		return code
 	}
 	if len(o.Report) > 0 {
-		failed, err := report(o.Report, stdout)
+		failed, err := report.Report(o.Report, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench-services: --report: %v\n", err)
 			return 1
@@ -53,7 +57,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	failed, err := run(ctx, o, stdout, stderr)
+	failed, err := runner.Run(ctx, o, stdout, stderr)
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "bench-services: interrupted; every apiserver and etcd it started is stopped")

@@ -31,28 +31,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/netfork/netfork/test/bench/chartfile"
 )
-
-// chartFile is the JSON contract with test/bench (its chartdata.go writes it). The
-// two programs are in different modules on purpose, so each declares the shape it reads or
-// writes; TestRunWritesAPNGPerChart and TestChartDataIsMediansPerK pin the field names.
-type chartFile struct {
-	Charts []chartData `json:"charts"`
-}
-
-type chartData struct {
-	CIDRs  int           `json:"cidrs"`
-	Ns     []int         `json:"ns"`
-	Series []chartSeries `json:"series"`
-}
-
-type chartSeries struct {
-	Contender string     `json:"contender"`
-	P50       []*float64 `json:"p50_ms"`
-	P90       []*float64 `json:"p90_ms"`
-	P99       []*float64 `json:"p99_ms"`
-	Failed    bool       `json:"failed"`
-}
 
 // palette colors contenders in their order (Okabe-Ito, readable by color-blind readers).
 var palette = []color.RGBA{
@@ -69,7 +50,7 @@ func run(in, out string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f chartFile
+	var f chartfile.File
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", in, err)
 	}
@@ -95,7 +76,7 @@ func run(in, out string) ([]string, error) {
 
 // writeChart draws one chart's three panels side by side and writes it as a PNG, through
 // a temporary file so a reader never sees half a chart.
-func writeChart(path string, c chartData) error {
+func writeChart(path string, c chartfile.Chart) error {
 	panels := make([]*plot.Plot, 3)
 	lo, hi := decadeBounds(c)
 	for i, name := range []string{"p50", "p90", "p99"} {
@@ -129,7 +110,7 @@ func writeChart(path string, c chartData) error {
 
 // decadeBounds are the powers of ten around every value of the chart, plus one decade on
 // top for the legend.
-func decadeBounds(c chartData) (lo, hi float64) {
+func decadeBounds(c chartfile.Chart) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, values := range [][]*float64{s.P50, s.P90, s.P99} {
@@ -147,7 +128,7 @@ func decadeBounds(c chartData) (lo, hi float64) {
 }
 
 // panel plots one percentile (index pi of p50, p90, p99): a line per contender, log-log.
-func panel(c chartData, name string, pi int) (*plot.Plot, error) {
+func panel(c chartfile.Chart, name string, pi int) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("create %s, %d extra ServiceCIDRs", name, c.CIDRs)
 	p.X.Label.Text = "Services (N)"

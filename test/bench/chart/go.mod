@@ -4,7 +4,10 @@ module github.com/netfork/netfork/test/bench/chart
 
 go 1.26.0
 
-require gonum.org/v1/plot v0.17.0
+require (
+	github.com/netfork/netfork/test/bench/chartfile v0.0.0-00010101000000-000000000000
+	gonum.org/v1/plot v0.17.0
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -16,3 +19,6 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
+
+// chart.json's shape, declared once for the benchmark, which writes it, and this program.
+replace github.com/netfork/netfork/test/bench/chartfile => ../chartfile
