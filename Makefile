@@ -26,7 +26,8 @@ SHELL := /usr/bin/env bash
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
 #   NAME        kind-up/kind-down: cluster name (default netfork)
-#   TOPOLOGY    kind-up, test-e2e-kind, test-conformance: single, dual or ha
+#   TOPOLOGY    kind-up, test-e2e-kind, test-conformance: single, dual or ha;
+#               test-live-ranges: single or ha
 #   APISERVER   test-conformance: netfork (default) or upstream (the pinned release's)
 #   FOCUS       test-conformance: the specs, a ginkgo regexp (default '\[Conformance\]')
 #   SKIP        test-conformance: leave out the focused specs this ginkgo regexp matches
@@ -109,6 +110,10 @@ kind-down: ## Delete a kind-up cluster, its network and firewall rules: make kin
 .PHONY: test-e2e-kind
 test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, logs on failure, cluster deleted.
 	kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
+
+.PHONY: test-live-ranges
+test-live-ranges: ## Image, fresh kind cluster, the [Feature:LiveRanges] e2e specs (expand a full range under load, probed), cluster deleted: [TOPOLOGY=single|ha].
+	kind/live-ranges.sh --topology "$(or $(TOPOLOGY),single)" $(ARGS)
 
 .PHONY: test-e2e-kind-upstream
 test-e2e-kind-upstream: ## Upstream's e2e binary at go.mod's pin ([sig-network] Services, ServiceCIDRs) on a kind cluster.

@@ -150,6 +150,8 @@ else
   netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
   up_args=(--name "${name}" --topology "${topology}" --workers 2 --image "${image}")
   [[ "${topology}" != single && "${apiserver}" == netfork ]] && up_args+=(--feature-gates DualStackAPIServer=true)
+  # upstream's apiserver has no ServiceCIDR controller of its own
+  [[ "${apiserver}" == upstream ]] && up_args+=(--upstream-servicecidr-controller)
   "${NETFORK_ROOT}/kind/up.sh" "${up_args[@]}"
 fi
 netfork::version::get_vars

@@ -27,6 +27,12 @@
 #   --apiserver-arg K=V      one more kube-apiserver flag (kubeadm apiServer.extraArgs), repeatable,
 #                            e.g. --apiserver-arg shutdown-delay-duration=10s
 #   --image IMAGE            node image (default netfork/kind-node:<version>)
+#   --service-bits N         prefix length of the IPv4 Service range, 21 to 28 (default 21): a
+#                            smaller range at the start of the slot's, e.g. one a test fills
+#   --upstream-servicecidr-controller
+#                            kube-controller-manager also runs upstream's service-cidr-controller
+#                            (for a cluster that will run upstream's apiserver); by default
+#                            netfork's apiservers alone own ServiceCIDR deletion
 # With DualStackAPIServer=true on a dual-stack topology, a kubeadm patch drops the single
 # --advertise-address kubeadm writes, so each apiserver advertises its node's IPv4 and IPv6
 # address (KEP-2438's default).
@@ -47,9 +53,11 @@ gates=""
 runtime_config=""
 apiserver_args=()
 image=""
+service_bits=21
+kcm_servicecidr=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --name | --topology | --workers | --feature-gates | --runtime-config | --apiserver-arg | --image)
+    --name | --topology | --workers | --feature-gates | --runtime-config | --apiserver-arg | --image | --service-bits)
       [[ $# -ge 2 ]] || netfork::kind::die "$1 needs a value"
       set -- "$1=$2" "${@:3}"
       continue ;;
@@ -57,10 +65,12 @@ while [[ $# -gt 0 ]]; do
     --topology=*) topology="${1#*=}" ;;
     --workers=*) workers="${1#*=}" ;;
     --untaint) untaint=true ;;
+    --upstream-servicecidr-controller) kcm_servicecidr=true ;;
     --feature-gates=*) gates="${1#*=}" ;;
     --runtime-config=*) runtime_config="${1#*=}" ;;
     --apiserver-arg=*) apiserver_args+=("${1#*=}") ;;
     --image=*) image="${1#*=}" ;;
+    --service-bits=*) service_bits="${1#*=}" ;;
     *) netfork::kind::die "unknown argument $1 (see the header of kind/up.sh)" ;;
   esac
   shift
@@ -73,6 +83,7 @@ case "${topology}" in
   *) netfork::kind::die "--topology ${topology}: want single, dual or ha" ;;
 esac
 [[ "${workers}" =~ ^[0-9]$ ]] || netfork::kind::die "--workers ${workers}: want 0 to 9"
+[[ "${service_bits}" =~ ^(2[1-8])$ ]] || netfork::kind::die "--service-bits ${service_bits}: want 21 to 28"
 for arg in "${apiserver_args[@]}"; do
   [[ "${arg}" =~ ^[a-z][-a-z0-9]*=.*$ ]] || netfork::kind::die "--apiserver-arg ${arg}: want NAME=VALUE without leading dashes"
 done
@@ -117,6 +128,8 @@ if [[ "${topology}" != single && ",${gates}," == *",DualStackAPIServer=true,"* ]
   NETFORK_KIND_PATCHES="${dir}/patches"
   netfork::kind::dualstack_patches "${NETFORK_KIND_PATCHES}"
 fi
+# after network_create, which sets the slot's variables again
+NETFORK_KIND_SVC_V4="${NETFORK_KIND_SVC_V4%/*}/${service_bits}"
 netfork::kind::config "${name}" >"${dir}/kind.yaml"
 
 shim="${dir}/bin"

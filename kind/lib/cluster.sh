@@ -38,9 +38,10 @@ netfork::kind::dualstack_patches() {
 }
 
 # netfork::kind::config prints kind's configuration for cluster $1.
-#   topology (single|dual|ha), workers, gates, runtime_config and apiserver_args (array of
-#   name=value) are read from the caller's variables of those names; slot vars must be set.
-# shellcheck disable=SC2154 # topology, workers and apiserver_args are the caller's, as above
+#   topology (single|dual|ha), workers, gates, runtime_config, apiserver_args (array of
+#   name=value) and kcm_servicecidr (true: keep kube-controller-manager's service-cidr-controller)
+#   are read from the caller's variables of those names; slot vars must be set.
+# shellcheck disable=SC2154 # topology, workers, apiserver_args and kcm_servicecidr are the caller's, as above
 netfork::kind::config() {
   local name="$1" family=ipv4 pods="${NETFORK_KIND_POD_V4}" svcs="${NETFORK_KIND_SVC_V4}" i arg
   if [[ "${topology}" != single ]]; then
@@ -104,7 +105,16 @@ YAML
     echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: \"${arg%%=*}\", value: \"${arg#*=}\"}}"
   done
   echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: profiling, value: \"false\"}}"
+  # netfork's apiservers own ServiceCIDR deletion (60 s grace, every IPAddress counted, the
+  # DeletionBlocked event): kube-controller-manager runs kubeadm's controller list without
+  # upstream's service-cidr-controller, whose 10 s grace would otherwise win the race
+  [[ "${kcm_servicecidr:-false}" == true ]] ||
+    echo "    - {op: add, path: /controllerManager/extraArgs/-, value: {name: controllers, value: \"${NETFORK_KIND_KCM_CONTROLLERS}\"}}"
 }
+
+# NETFORK_KIND_KCM_CONTROLLERS is kube-controller-manager's --controllers on netfork's kind
+# clusters: kubeadm's default (*,bootstrapsigner,tokencleaner) less service-cidr-controller.
+NETFORK_KIND_KCM_CONTROLLERS="*,bootstrapsigner,tokencleaner,-service-cidr-controller"
 
 # netfork::kind::runtime_config_yaml prints kind's runtimeConfig for a --runtime-config value.
 netfork::kind::runtime_config_yaml() {

@@ -21,8 +21,10 @@ limitations under the License.
 //
 // Specs carry one label per KEP they check (KEP-1880, KEP-3070, KEP-3668,
 // KEP-2438, KEP-1669), plus "datapath" (needs nodes; skipped where there are
-// none), "netns" (hack/local-up-netns.sh's cluster) and "disruptive" (stops and
-// starts apiservers). Every expectation is derived from what the cluster says:
+// none), "netns" (hack/local-up-netns.sh's cluster), "disruptive" (stops and
+// starts apiservers) and "live-ranges" (the [Feature:LiveRanges] specs, which fill the
+// cluster's Service range; they skip unless NETFORK_E2E_LIVE_RANGES is set, as
+// kind/live-ranges.sh does). Every expectation is derived from what the cluster says:
 // its ServiceCIDRs or the allocation errors that name its ranges, the
 // kubernetes Service and its EndpointSlices, the kubernetes_feature_enabled
 // metric, and how the allocator answers a probe Service (IPAddress objects or

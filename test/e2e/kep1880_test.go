@@ -85,8 +85,8 @@ var _ = ginkgo.Describe("ClusterIPs and IPAddresses [KEP-1880]", ginkgo.Label("K
 		}).WithTimeout(readyTimeout).WithPolling(2 * time.Second).Should(gomega.BeEmpty())
 	})
 
-	// Labeled deletion-grace: it waits out the ServiceCIDR deletion grace period (60 s on
-	// local-up; on kind kube-controller-manager's upstream controller releases it after 10 s), so
+	// Labeled deletion-grace: it waits out the ServiceCIDR deletion grace period (60 s,
+	// netfork's controller; 10 s where kube-controller-manager's runs beside it), so
 	// CI's gate matrix, which runs the suite once per combination, leaves it to the suite's
 	// own run.
 	ginkgo.It("allocates from a new ServiceCIDR, blocks its deletion while an address is in use, and removes it once free", ginkgo.Label("deletion-grace"), func(ctx context.Context) {
