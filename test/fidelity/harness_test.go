@@ -84,6 +84,28 @@ func TestCheckFailsOnUnlistedAndStale(t *testing.T) {
 	}
 }
 
+// TestCheckSometimes checks that a difference listed as showing only sometimes is accepted
+// when it shows and not missed when it does not, and that it makes no other entry optional.
+func TestCheckSometimes(t *testing.T) {
+	varies := difference{Key: "admission | x | mutating | CREATE | ipaddresses | /<ip-N> | family", Netfork: "IPvN", Upstream: "IPvN"}
+	always := difference{Key: "client | x | create Service a | code", Netfork: "500", Upstream: "422"}
+	list := []accepted{{Reason: "upstream varies", Sometimes: true, Differences: []difference{varies}}, {Reason: "r", Differences: []difference{always}}}
+
+	for _, shown := range [][]difference{{always, varies}, {always}} {
+		if unlisted, stale := check(shown, list); len(unlisted)+len(stale) != 0 {
+			t.Errorf("shown %v: unlisted %v, stale %v; want neither", shown, unlisted, stale)
+		}
+	}
+	if _, stale := check([]difference{varies}, list); !reflect.DeepEqual(stale, []difference{always}) {
+		t.Errorf("an entry without sometimes that did not show: stale %v, want %v", stale, []difference{always})
+	}
+	changed := varies
+	changed.Upstream = "IPv4"
+	if unlisted, _ := check([]difference{always, changed}, list); !reflect.DeepEqual(unlisted, []difference{changed}) {
+		t.Errorf("a sometimes difference with another value: unlisted %v, want it", unlisted)
+	}
+}
+
 // TestGroupFoldsSteps checks that one difference shown in several steps is listed once,
 // naming them, and that a different value stays apart.
 func TestGroupFoldsSteps(t *testing.T) {

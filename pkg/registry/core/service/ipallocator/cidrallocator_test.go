@@ -573,6 +573,48 @@ func TestCIDRAllocatorRefusedCreateIsLogged(t *testing.T) {
 	}
 }
 
+// TestCIDRAllocatorRefusedCreateErrorsCountAsUpstreams checks the allocation
+// errors a refused IPAddress create counts: two for an address the allocator
+// chose, one for an address the Service asked for, as upstream's allocator
+// counts them (createIPAddress counts each failed create, allocateNextService
+// counts the dynamic allocation it then gives up once more).
+func TestCIDRAllocatorRefusedCreateErrorsCountAsUpstreams(t *testing.T) {
+	for _, tc := range []struct {
+		name, cidr, scope string
+		allocate          func(*cidrFixture) (net.IP, error)
+		want              float64
+	}{
+		{name: "dynamic", cidr: "10.77.0.0/28", scope: "dynamic", allocate: func(f *cidrFixture) (net.IP, error) { return f.alloc.AllocateNext() }, want: 2},
+		{name: "static", cidr: "10.78.0.0/28", scope: "static", allocate: func(f *cidrFixture) (net.IP, error) { return netIP("10.78.0.7"), f.alloc.Allocate(netIP("10.78.0.7")) }, want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newCIDRFixture(t, tc.cidr, []runtime.Object{serviceCIDR("kubernetes", 1, tc.cidr)})
+			f.alloc.EnableMetrics()
+			ip, err := tc.allocate(f)
+			if err != nil {
+				t.Fatalf("allocating: %v", err)
+			}
+			// The allocation registered the collectors; it counted no error.
+			errorsOf := clusterIPAllocationErrors.WithLabelValues(tc.cidr, tc.scope)
+			before, err := testutil.GetCounterMetricValue(errorsOf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.failIPAddressCreates(apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, ip.String(), errors.New("policy says no")))
+			if err := f.alloc.Commit(context.Background(), service("web", ip.String()), []string{ip.String()}); err == nil {
+				t.Fatal("Commit succeeded, want the refusal")
+			}
+			after, err := testutil.GetCounterMetricValue(errorsOf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := after - before; got != tc.want {
+				t.Errorf("allocation_errors_total{cidr=%q,scope=%q} = %v after a refused create, want upstream's %v", tc.cidr, tc.scope, got, tc.want)
+			}
+		})
+	}
+}
+
 // countingPreparer is an IPAddressWriter that prepares every delete it is asked
 // to and counts them, as the writer admits each one it prepares.
 type countingPreparer struct {
@@ -611,5 +653,40 @@ func TestPrepareReleasePreparesOneDelete(t *testing.T) {
 	svc := service("web", a4.String(), a6.String())
 	if got := allocators.PrepareRelease(context.Background(), nil, svc); len(got) != 1 || prepared != 1 {
 		t.Errorf("PrepareRelease = %d deletes after %d prepared, want 1 after 1", len(got), prepared)
+	}
+}
+
+// TestCommitServiceStopsAtFirstRefusal checks that a dual-stack Service's
+// IPAddresses are committed in the order of its IP families and that a
+// refused one ends the commit: admission sees the first family's address
+// and never the other's. Upstream's allocator walks the families as a map
+// (docs/differences.md); netfork's order must not vary, so the harness of
+// test/fidelity sees the same refusal every run.
+func TestCommitServiceStopsAtFirstRefusal(t *testing.T) {
+	v4 := newCIDRFixture(t, "10.0.0.0/24", []runtime.Object{serviceCIDR("kubernetes", 1, "10.0.0.0/24")})
+	v6 := newCIDRFixture(t, "fd00::/120", []runtime.Object{serviceCIDR("kubernetes", 1, "fd00::/120")})
+	creates := map[api.IPFamily]int{}
+	for family, f := range map[api.IPFamily]*cidrFixture{api.IPv4Protocol: v4, api.IPv6Protocol: v6} {
+		f.client.PrependReactor("create", "ipaddresses", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			creates[family]++
+			name := a.(k8stesting.CreateAction).GetObject().(*networkingv1.IPAddress).Name
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, name, errors.New("policy says no"))
+		})
+	}
+	allocators := &Allocators{ByFamily: map[api.IPFamily]upstreamipallocator.Interface{api.IPv4Protocol: v4.alloc, api.IPv6Protocol: v6.alloc}}
+	for _, families := range [][]api.IPFamily{{api.IPv4Protocol, api.IPv6Protocol}, {api.IPv6Protocol, api.IPv4Protocol}} {
+		// A walk of a two-entry map starts at the second entry one time in eight.
+		for range 50 {
+			clear(creates)
+			svc := service("web", "10.0.0.5", "fd00::5")
+			svc.Spec.IPFamilies = families
+			var commit *CommitError
+			if err := allocators.CommitService(context.Background(), svc, svc.Spec.ClusterIPs); !errors.As(err, &commit) {
+				t.Fatalf("CommitService = %v, want a CommitError", err)
+			}
+			if len(creates) != 1 || creates[families[0]] != 1 {
+				t.Fatalf("families %v: IPAddress creates by family %v, want one, of %s", families, creates, families[0])
+			}
+		}
 	}
 }

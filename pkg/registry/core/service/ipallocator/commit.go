@@ -169,8 +169,12 @@ func (a *CIDRAllocator) settle(addr netip.Addr, name, namespace string, created 
 	default:
 		rec.Failed(r.scope)
 		if r.scope == metricsutil.Dynamic && !errors.Is(err, errNotWritten) {
-			// Upstream's allocator logs the failed create of an address it chose
-			// (not of one the Service asked for) in these words, unstructured.
+			// Upstream's allocator counts the failed create of an address it
+			// chose twice, once as the create fails (createIPAddress) and once
+			// as the allocation gives up (allocateNextService), and logs it
+			// (not that of an address the Service asked for) in these words,
+			// unstructured.
+			rec.Failed(r.scope)
 			klog.Infof("can not create IPAddress %s: %v", addr, err)
 		}
 		return &CommitError{IP: addr.String(), Service: namespace + "/" + name, Err: err}
