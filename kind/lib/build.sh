@@ -23,10 +23,14 @@
 NETFORK_KIND_BIN="${NETFORK_KIND_OUTPUT}/bin"
 
 # netfork::kind::build_node builds the upstream node components, etcd, agnhost and the kind CLI.
+# kind/node resolves the main module's versions of what they share (the pins are checked by
+# hack/verify-kind-modules.sh), and they are built as make build builds the apiservers (cgo on,
+# no -trimpath), so those packages come from Go's build cache instead of a second compile; the
+# images that carry them therefore carry the Debian rootfs for glibc.
 netfork::kind::build_node() {
   mkdir -p "${NETFORK_KIND_BIN}/node"
-  CGO_ENABLED=0 netfork::kind::warm_if "${NETFORK_KIND_BIN}/node/kubelet" netfork::kind::heavy \
-    go build -C "${NETFORK_KIND_NODE_MODULE}" -trimpath -o "${NETFORK_KIND_BIN}/node/" -ldflags "$(netfork::kind::upstream_ldflags)" \
+  netfork::kind::warm_if "${NETFORK_KIND_BIN}/node/kubelet" netfork::kind::heavy \
+    go build -C "${NETFORK_KIND_NODE_MODULE}" -o "${NETFORK_KIND_BIN}/node/" -ldflags "$(netfork::kind::upstream_ldflags)" \
     k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubectl \
     k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler go.etcd.io/etcd/server/v3 sigs.k8s.io/kind \

@@ -129,18 +129,18 @@ netfork::kind::all_component_images() {
     "${NETFORK_OUTPUT}/bin/kube-apiserver:/usr/local/bin/kube-apiserver"
   netfork::kind::component_image upstream-kube-apiserver debian '["/usr/local/bin/kube-apiserver"]' \
     "$(netfork::kind::upstream_apiserver_image "${K8S_VERSION}")" "${b}/upstream/kube-apiserver:/usr/local/bin/kube-apiserver"
-  netfork::kind::component_image kube-controller-manager scratch '["/usr/local/bin/kube-controller-manager"]' \
+  netfork::kind::component_image kube-controller-manager debian '["/usr/local/bin/kube-controller-manager"]' \
     "$(netfork::kind::image_for kube-controller-manager)" "${b}/node/kube-controller-manager:/usr/local/bin/kube-controller-manager"
-  netfork::kind::component_image kube-scheduler scratch '["/usr/local/bin/kube-scheduler"]' \
+  netfork::kind::component_image kube-scheduler debian '["/usr/local/bin/kube-scheduler"]' \
     "$(netfork::kind::image_for kube-scheduler)" "${b}/node/kube-scheduler:/usr/local/bin/kube-scheduler"
   netfork::kind::component_image kube-proxy debian '["/usr/local/bin/kube-proxy"]' \
     "$(netfork::kind::image_for kube-proxy)" "${b}/node/kube-proxy:/usr/local/bin/kube-proxy"
-  netfork::kind::component_image etcd scratch '["/usr/local/bin/etcd"]' \
+  netfork::kind::component_image etcd debian '["/usr/local/bin/etcd"]' \
     "$(netfork::kind::image_for etcd)" "${b}/node/etcd:/usr/local/bin/etcd"
   netfork::kind::component_image coredns scratch '["/coredns"]' "${coredns_tag}" "${b}/addons/coredns:/coredns"
   netfork::kind::component_image pause scratch '["/pause"]' \
     "$(netfork::kind::image_for pause) ${sandbox}" "${b}/addons/pause:/pause"
-  netfork::kind::component_image kindnetd scratch '["/bin/kindnetd"]' \
+  netfork::kind::component_image kindnetd debian '["/bin/kindnetd"]' \
     "$(netfork::kind::kind_const kindnetdImage)" "${b}/node/kindnetd:/bin/kindnetd"
   netfork::kind::component_image local-path-provisioner scratch '' \
     "$(netfork::kind::kind_const storageProvisionerImage)" \
