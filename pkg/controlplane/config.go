@@ -27,6 +27,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // Config is one netfork kube-apiserver's configuration: upstream's, as
@@ -77,6 +78,9 @@ type completedConfig struct {
 	// clusterIPUsage is set by StorageProviders: the ClusterIP allocators'
 	// counts, for the ServiceCIDR usage controller.
 	clusterIPUsage ipallocator.UsageReader
+	// ipAddresses is set by StorageProviders: the IPAddress index the
+	// allocators, the repair loop and the ServiceCIDR controllers follow.
+	ipAddresses *ipaddressindex.Index
 }
 
 // CompletedConfig can only be made by Complete, so New never sees an unfilled Config.

@@ -131,10 +131,12 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 		return nil
 	}
 	networking := c.Upstream.ControlPlane.Extra.VersionedInformers.Networking().V1()
-	cidrs, ips := networking.ServiceCIDRs(), networking.IPAddresses()
-	// ask for both informers now, so that the factory starts them with the others
+	cidrs, ips := networking.ServiceCIDRs(), c.ipAddresses
+	if ips == nil {
+		return fmt.Errorf("the ServiceCIDR controllers have no IPAddress index: StorageProviders builds it")
+	}
+	// ask for the informer now, so that the factory starts it with the others
 	cidrs.Informer()
-	ips.Informer()
 	var opts []servicecidrs.Option
 	if d := c.ServiceCIDRController.DeletionGracePeriod; d > 0 {
 		opts = append(opts, servicecidrs.WithDeletionGracePeriod(d))
@@ -150,6 +152,8 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 	}
 
 	return server.AddPostStartHook(hook, func(hookContext genericapiserver.PostStartHookContext) error {
+		// The core storage's hook starts the index too; whichever runs first does.
+		ips.Start(hookContext)
 		go func() {
 			logger := klog.FromContext(hookContext)
 			err := servicecidrs.RunLeading(hookContext, client, election, func(ctx context.Context) {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/features"
 	corerest "github.com/netfork/netfork/pkg/registry/core/rest"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 	networkingrest "github.com/netfork/netfork/pkg/registry/networking/rest"
 )
@@ -43,6 +44,10 @@ func (c CompletedConfig) StorageProviders(client *kubernetes.Clientset) ([]contr
 	// ClusterIP IPAddresses are written in process through the networking
 	// group's IPAddress storage, with this apiserver's admission chain.
 	ipAddresses := ipaddresswriter.New(c.Upstream.ControlPlane.Generic.AdmissionControl, c.Upstream.ControlPlane.Generic.RequestInfoResolver, client.NetworkingV1())
+	// They are read, in process too, from the same storage: the allocators,
+	// the repair loop and the ServiceCIDR controllers follow one compact
+	// index of them rather than a loopback informer.
+	c.ipAddresses = ipaddressindex.New(client)
 	var (
 		core       *corerest.Provider
 		networkIdx = -1
@@ -50,7 +55,7 @@ func (c CompletedConfig) StorageProviders(client *kubernetes.Clientset) ([]contr
 	for i, p := range providers {
 		switch p.GroupName() {
 		case api.GroupName:
-			core, err = c.newCoreStorageProvider(p, ipAddresses)
+			core, err = c.newCoreStorageProvider(p, ipAddresses, c.ipAddresses)
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +74,7 @@ func (c CompletedConfig) StorageProviders(client *kubernetes.Clientset) ([]contr
 	// The ServiceCIDR table and the usage controller read the core
 	// storage's allocators, which this apiserver's creates keep current.
 	c.clusterIPUsage = core.ClusterIPUsage()
-	providers[networkIdx] = networkingrest.StorageProvider{RESTStorageProvider: upstream, IPAddressWriter: ipAddresses, Usage: c.clusterIPUsage}
+	providers[networkIdx] = networkingrest.StorageProvider{RESTStorageProvider: upstream, IPAddressWriter: ipAddresses, IPAddressIndex: c.ipAddresses, Usage: c.clusterIPUsage}
 	return providers, nil
 }
 
@@ -89,7 +94,7 @@ func (c CompletedConfig) upstreamStorageProviders(client *kubernetes.Clientset) 
 
 // newCoreStorageProvider is the one place the core group's storage, and with it
 // the Service allocators, is built.
-func (c CompletedConfig) newCoreStorageProvider(upstream controlplaneapiserver.RESTStorageProvider, ipAddresses *ipaddresswriter.Writer) (*corerest.Provider, error) {
+func (c CompletedConfig) newCoreStorageProvider(upstream controlplaneapiserver.RESTStorageProvider, ipAddresses *ipaddresswriter.Writer, index *ipaddressindex.Index) (*corerest.Provider, error) {
 	cp := c.Upstream.ControlPlane
 	return corerest.New(corerest.Config{
 		Upstream:             upstream,
@@ -105,6 +110,7 @@ func (c CompletedConfig) newCoreStorageProvider(upstream controlplaneapiserver.R
 			Allocation:              features.ClusterIPAllocationOf(c.FeatureGate),
 			RepairInterval:          c.Upstream.RepairServicesInterval,
 			IPAddressWriter:         ipAddresses,
+			IPAddresses:             index,
 		},
 	})
 }

@@ -28,7 +28,7 @@ const btreeDegree = 32
 
 // addressSet is the addresses of every IPAddress object in order, so that
 // "is any address in this range" costs O(log n) instead of a walk over all of
-// them. It is fed by the IPAddress informer's events.
+// them. It is fed by the events of the apiserver's IPAddress index.
 type addressSet struct {
 	mu   sync.RWMutex
 	tree *btree.BTree[netip.Addr]

@@ -77,7 +77,7 @@ type Controller struct {
 	deleting        map[string][]addrRange
 	blockedReported map[string]types.UID
 
-	informers     []cache.SharedIndexInformer
+	informers     []servicecidrutil.EventSource
 	registrations []cache.ResourceEventHandlerRegistration
 }
 
@@ -99,10 +99,10 @@ func WithRecorder(recorder events.EventRecorder) Option {
 	return func(c *Controller) { c.recorder = recorder }
 }
 
-// New returns a controller fed by the given shared informers. Its event
-// handlers stay registered until Run returns, so build one per Run.
+// New returns a controller fed by the ServiceCIDR informer and ipAddresses. Its
+// event handlers stay registered until Run returns, so build one per Run.
 func New(client kubernetes.Interface, cidrInformer networkingv1informers.ServiceCIDRInformer,
-	ipInformer networkingv1informers.IPAddressInformer, opts ...Option) (*Controller, error) {
+	ipAddresses servicecidrutil.EventSource, opts ...Option) (*Controller, error) {
 	c := &Controller{
 		client:      client,
 		cidrLister:  cidrInformer.Lister(),
@@ -129,7 +129,7 @@ func New(client kubernetes.Interface, cidrInformer networkingv1informers.Service
 	if err != nil {
 		return nil, err
 	}
-	ipRegistration, err := ipInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	ipRegistration, err := ipAddresses.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { c.onIPAddress(obj, true) },
 		UpdateFunc: func(_, obj interface{}) { c.onIPAddress(obj, true) },
 		DeleteFunc: func(obj interface{}) { c.onIPAddress(obj, false) },
@@ -138,7 +138,7 @@ func New(client kubernetes.Interface, cidrInformer networkingv1informers.Service
 		_ = cidrInformer.Informer().RemoveEventHandler(cidrRegistration)
 		return nil, err
 	}
-	c.informers = []cache.SharedIndexInformer{cidrInformer.Informer(), ipInformer.Informer()}
+	c.informers = []servicecidrutil.EventSource{cidrInformer.Informer(), ipAddresses}
 	c.registrations = []cache.ResourceEventHandlerRegistration{cidrRegistration, ipRegistration}
 	return c, nil
 }

@@ -41,9 +41,10 @@ limitations under the License.
 //   - The grace period after deletion starts is the KEP's 60 s
 //     (DefaultDeletionGracePeriod), not upstream's 10 s.
 //   - No list of IPAddresses: the addresses are kept in order (a B-tree fed by
-//     the informer), so a deletion costs one pass over the ServiceCIDRs and an
-//     O(log n) look-up per stretch they leave uncovered, and an IPAddress event
-//     costs a look-up among the ServiceCIDRs being deleted only.
+//     the apiserver's IPAddress index), so a deletion costs one pass over the
+//     ServiceCIDRs and an O(log n) look-up per stretch they leave uncovered,
+//     and an IPAddress event costs a look-up among the ServiceCIDRs being
+//     deleted only.
 //   - Ready=False with reason Terminating names an address that blocks the
 //     deletion, and a Warning event DeletionBlocked says so once when it starts.
 package servicecidrs

@@ -119,7 +119,7 @@ func newFixture(t *testing.T, now time.Time, objects ...runtime.Object) *fixture
 	f.client = fake.NewClientset(objects...)
 	watching := fakewatch.Started(f.client, "servicecidrs", "ipaddresses")
 	factory := informers.NewSharedInformerFactory(f.client, 0)
-	ctrl, err := New(f.client, factory.Networking().V1().ServiceCIDRs(), factory.Networking().V1().IPAddresses(),
+	ctrl, err := New(f.client, factory.Networking().V1().ServiceCIDRs(), factory.Networking().V1().IPAddresses().Informer(),
 		WithClock(f.clock), WithRecorder(f.recorder), WithDeletionGracePeriod(DefaultDeletionGracePeriod))
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -69,7 +69,7 @@ type Controller struct {
 	recorder events.EventRecorder
 	clock    clock.WithTicker
 
-	informers     []cache.SharedIndexInformer
+	informers     []servicecidrutil.EventSource
 	registrations []cache.ResourceEventHandlerRegistration
 }
 
@@ -82,10 +82,12 @@ func WithClock(clk clock.WithTicker) Option { return func(c *Controller) { c.clo
 // WithRecorder replaces the events/v1 recorder Run would create.
 func WithRecorder(r events.EventRecorder) Option { return func(c *Controller) { c.recorder = r } }
 
-// New returns a controller fed by the given shared informers that reads counts
-// from usage. Its handlers stay registered until Run returns: build one per Run.
+// New returns a controller fed by the ServiceCIDR informer and ipAddresses
+// (the apiserver's IPAddress index or an informer; it reads their names) that
+// reads counts from usage. Its handlers stay registered until Run returns:
+// build one per Run.
 func New(client kubernetes.Interface, cidrInformer networkingv1informers.ServiceCIDRInformer,
-	ipInformer networkingv1informers.IPAddressInformer, usage ipallocator.UsageReader, opts ...Option) (*Controller, error) {
+	ipAddresses servicecidrutil.EventSource, usage ipallocator.UsageReader, opts ...Option) (*Controller, error) {
 	c := &Controller{client: client, lister: cidrInformer.Lister(), usage: usage, clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(c)
@@ -95,14 +97,14 @@ func New(client kubernetes.Interface, cidrInformer networkingv1informers.Service
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "service_cidr_usage", Clock: c.clock},
 	)
 	for _, h := range []struct {
-		informer cache.SharedIndexInformer
+		informer servicecidrutil.EventSource
 		handler  cache.ResourceEventHandler
 	}{
 		{cidrInformer.Informer(), cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.onServiceCIDR,
 			UpdateFunc: func(_, obj any) { c.onServiceCIDR(obj) },
 		}},
-		{ipInformer.Informer(), cache.ResourceEventHandlerFuncs{
+		{ipAddresses, cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.onIPAddress,
 			DeleteFunc: c.onIPAddress,
 		}},

@@ -81,7 +81,7 @@ func newFixture(t *testing.T, cidrs ...*networkingv1.ServiceCIDR) *fixture {
 	}
 	f.factory = informers.NewSharedInformerFactory(f.client, 0)
 	networking := f.factory.Networking().V1()
-	ctrl, err := New(f.client, networking.ServiceCIDRs(), networking.IPAddresses(), f.usage, WithRecorder(f.recorder), WithClock(f.clock))
+	ctrl, err := New(f.client, networking.ServiceCIDRs(), networking.IPAddresses().Informer(), f.usage, WithRecorder(f.recorder), WithClock(f.clock))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 		Client:          client,
 		IPAddressWriter: c.Services.IPAddressWriter,
 		Informers:       c.Informers,
+		IPAddresses:     c.Services.IPAddresses,
 	})
 	if err != nil {
 		return nil, err
@@ -72,6 +73,7 @@ func (c *Config) newServiceAllocators(client kubernetes.Interface) (*serviceAllo
 			Allocation:      c.Services.Allocation,
 			Client:          client,
 			Informers:       c.Informers,
+			IPAddresses:     c.Services.IPAddresses,
 			PrimaryRange:    c.Services.ClusterIPRange,
 			PrimaryBitmap:   clusterIPs.PrimaryBitmap,
 			SecondaryRange:  c.Services.SecondaryClusterIPRange,

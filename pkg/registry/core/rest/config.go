@@ -30,6 +30,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // Config holds what the core group's storage is built from.
@@ -64,4 +65,7 @@ type ServicesConfig struct {
 	// IPAddressWriter writes the IPAddresses of ClusterIPs; nil writes them
 	// through the loopback client.
 	IPAddressWriter ipallocator.IPAddressWriter
+	// IPAddresses is the apiserver's IPAddress index, which the allocators
+	// and the repair loop follow when ClusterIPs are IPAddresses.
+	IPAddresses *ipaddressindex.Index
 }

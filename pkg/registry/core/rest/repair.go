@@ -37,6 +37,11 @@ const repairStartupTimeout = time.Minute
 // provider's PostStartHook (same name, same words), which cannot run netfork's loops.
 func (p *Provider) PostStartHook() (string, genericapiserver.PostStartHookFunc, error) {
 	return RepairHookName, func(hookContext genericapiserver.PostStartHookContext) error {
+		// The allocators and the IPAddress repair loop follow the IPAddress
+		// index; the ServiceCIDR controllers' hook starts it too.
+		if p.Services.IPAddresses != nil && p.Services.Allocation.UsesIPAddresses() {
+			p.Services.IPAddresses.Start(hookContext)
+		}
 		return runRepairLoops(hookContext, repairStartupTimeout,
 			p.allocators.clusterIPRepair.RunUntil,
 			p.allocators.nodePortRepair.RunUntil)

@@ -38,6 +38,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 	"github.com/netfork/netfork/pkg/registry/internal/jointwrite"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 	"github.com/netfork/netfork/pkg/registry/networking/ipaddresswriter"
 )
 
@@ -45,13 +46,16 @@ import (
 const minIPv6PrefixBits = 64
 
 // StorageProvider is upstream's networking provider with netfork's ServiceCIDR
-// validation; it binds IPAddressWriter, when set, to the v1 IPAddress storage,
+// validation; it binds IPAddressWriter and IPAddressIndex, when set, to the
+// v1 IPAddress storage,
 // and adds the counts of Usage, when set, to the ServiceCIDR table.
 type StorageProvider struct {
 	upstreamnetworkingrest.RESTStorageProvider
 
 	IPAddressWriter *ipaddresswriter.Writer
-	Usage           ipallocator.UsageReader
+	// IPAddressIndex, when set, is bound to the v1 IPAddress storage.
+	IPAddressIndex *ipaddressindex.Index
+	Usage          ipallocator.UsageReader
 }
 
 // NewRESTStorage builds upstream's storage and wraps the ServiceCIDR strategies of every version.
@@ -79,27 +83,37 @@ func (p StorageProvider) NewRESTStorage(apiResourceConfigSource serverstorage.AP
 			cidrs.TableConvertor = usageTable{TableConvertor: cidrs.TableConvertor, usage: p.Usage}
 		}
 	}
-	if p.IPAddressWriter != nil {
-		if err := p.bindIPAddressWriter(info); err != nil {
-			return info, err
-		}
+	if err := p.bindIPAddresses(info); err != nil {
+		return info, err
 	}
 	return info, nil
 }
 
-// bindIPAddressWriter makes the writer write through the v1 IPAddress
-// storage. Without one (the resource disabled with --runtime-config) the
-// writer keeps the loopback client, which answers as upstream's would.
-func (p StorageProvider) bindIPAddressWriter(info genericapiserver.APIGroupInfo) error {
+// bindIPAddresses makes the writer write through, and the index read, the v1
+// IPAddress storage. Without one (the resource disabled with
+// --runtime-config) both keep the loopback client, which answers as
+// upstream's would.
+func (p StorageProvider) bindIPAddresses(info genericapiserver.APIGroupInfo) error {
+	if p.IPAddressWriter == nil && p.IPAddressIndex == nil {
+		return nil
+	}
 	storage, ok := info.VersionedResourcesStorageMap[networkingv1.SchemeGroupVersion.Version]["ipaddresses"]
 	if !ok {
 		return nil
 	}
 	ipAddresses, ok := storage.(*ipaddressstore.REST)
 	if !ok {
-		return fmt.Errorf("networking v1 ipaddresses storage is %T, not upstream's ipaddress REST: netfork cannot write IPAddresses through it", storage)
+		return fmt.Errorf("networking v1 ipaddresses storage is %T, not upstream's ipaddress REST: netfork cannot write or read IPAddresses through it", storage)
 	}
-	return p.IPAddressWriter.Bind(ipAddresses.Store)
+	if p.IPAddressIndex != nil {
+		if err := p.IPAddressIndex.Bind(ipAddresses.Store); err != nil {
+			return err
+		}
+	}
+	if p.IPAddressWriter != nil {
+		return p.IPAddressWriter.Bind(ipAddresses.Store)
+	}
+	return nil
 }
 
 // preparing wraps the IPAddress storage b in a jointwrite.PreparingStorage.

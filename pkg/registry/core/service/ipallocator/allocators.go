@@ -160,11 +160,14 @@ func (c Config) newFamilyAllocator(cidr net.IPNet, bitmapKey string) (upstreamip
 		}
 		bitmap = r
 	}
+	if c.IPAddresses == nil {
+		return nil, nil, fmt.Errorf("the ClusterIP allocator for %s has no IPAddress index", cidr.String())
+	}
 	alloc, err := NewCIDRAllocator(CIDRConfig{
 		FlagCIDR:     cidr,
 		Writer:       c.ipAddressWriter(),
 		ServiceCIDRs: c.Informers.Networking().V1().ServiceCIDRs(),
-		IPAddresses:  c.Informers.Networking().V1().IPAddresses(),
+		IPAddresses:  c.IPAddresses,
 		Services:     c.Informers.Core().V1().Services().Informer(),
 		Bitmap:       bitmap,
 	})

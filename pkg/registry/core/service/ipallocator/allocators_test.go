@@ -30,6 +30,7 @@ import (
 	allocatorstorage "github.com/netfork/netfork/pkg/registry/core/service/allocator/storage"
 	"github.com/netfork/netfork/pkg/registry/core/service/allocator/storage/storagetest"
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // seamConfig is a dual-stack Config over a test's own etcd prefix.
@@ -41,6 +42,7 @@ func seamConfig(t *testing.T, s storagetest.Storage) Config {
 		StorageConfig:  s.ServiceIPs,
 		Client:         client,
 		Informers:      informers.NewSharedInformerFactory(client, 0),
+		IPAddresses:    ipaddressindex.New(client),
 	}
 }
 

@@ -35,6 +35,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // serviceCIDR is a ServiceCIDR fixture; created orders them (older first).
@@ -60,7 +62,7 @@ func ipAddressFor(addr, name string) *networkingv1.IPAddress {
 	}
 }
 
-// cidrFixture is a CIDRAllocator on a fake clientset with running informers.
+// cidrFixture is a CIDRAllocator on a fake clientset with running informers and IPAddress index.
 type cidrFixture struct {
 	alloc  *CIDRAllocator
 	client *fake.Clientset
@@ -75,11 +77,12 @@ func newCIDRFixture(t testing.TB, flag string, objects []runtime.Object, opts ..
 	t.Helper()
 	client := fake.NewClientset(objects...)
 	factory := informers.NewSharedInformerFactory(client, 0)
+	index := ipaddressindex.New(client)
 	c := CIDRConfig{
 		FlagCIDR:     *mustCIDR(t, flag),
 		Writer:       client.NetworkingV1().IPAddresses(),
 		ServiceCIDRs: factory.Networking().V1().ServiceCIDRs(),
-		IPAddresses:  factory.Networking().V1().IPAddresses(),
+		IPAddresses:  index,
 		Services:     factory.Core().V1().Services().Informer(),
 		Rand:         rand.NewPCG(1, 2),
 	}
@@ -92,6 +95,7 @@ func newCIDRFixture(t testing.TB, flag string, objects []runtime.Object, opts ..
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	factory.Start(ctx.Done())
+	index.Start(ctx)
 	t.Cleanup(func() {
 		alloc.Destroy()
 		cancel()

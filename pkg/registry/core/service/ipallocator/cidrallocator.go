@@ -43,6 +43,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/metricsutil"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // reservationTTL is how long an address reserved for a request may wait for
@@ -62,7 +63,8 @@ type CIDRConfig struct {
 	Writer IPAddressWriter
 
 	ServiceCIDRs networkingv1informers.ServiceCIDRInformer
-	IPAddresses  networkingv1informers.IPAddressInformer
+	// IPAddresses is this apiserver's compact index of the IPAddresses.
+	IPAddresses *ipaddressindex.Index
 	// Services tells whether a deleted IPAddress's address is still in use.
 	Services cache.SharedIndexInformer
 
@@ -89,8 +91,8 @@ type reservation struct {
 
 // CIDRAllocator allocates ClusterIPs of one family as IPAddress objects out
 // of every ready ServiceCIDR (KEP-1880). It keeps an index of the
-// ServiceCIDRs and the used addresses, fed by informers and by its own
-// writes, so that allocation, release and the counts never list IPAddresses
+// ServiceCIDRs and the used addresses, fed by the ServiceCIDR informer, the
+// apiserver's IPAddress index (package ipaddressindex) and its own writes, so that allocation, release and the counts never list IPAddresses
 // or walk a range. AllocateNext and Allocate reserve an address in the index;
 // the Service storage then calls Commit, which creates the IPAddress with the
 // Service as parent, or Release.
@@ -156,8 +158,14 @@ type refusedDelete struct {
 const refusedDeleteTTL = time.Minute
 
 type handlerRegistration struct {
-	informer     cache.SharedInformer
+	source       eventSource
 	registration cache.ResourceEventHandlerRegistration
+}
+
+// eventSource is an informer or the IPAddress index.
+type eventSource interface {
+	AddEventHandler(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error)
+	RemoveEventHandler(cache.ResourceEventHandlerRegistration) error
 }
 
 // NewCIDRAllocator builds the allocator for the family of c.FlagCIDR and
@@ -209,7 +217,7 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := a.register(c.IPAddresses.Informer(), cache.ResourceEventHandlerFuncs{
+	if err := a.register(c.IPAddresses, cache.ResourceEventHandlerFuncs{
 		AddFunc:    a.ipAddressAdded,
 		UpdateFunc: func(_, obj any) { a.ipAddressAdded(obj) },
 		DeleteFunc: a.ipAddressDeleted,
@@ -228,12 +236,12 @@ func NewCIDRAllocator(c CIDRConfig) (*CIDRAllocator, error) {
 	return a, nil
 }
 
-func (a *CIDRAllocator) register(informer cache.SharedInformer, h cache.ResourceEventHandler) error {
-	reg, err := informer.AddEventHandler(h)
+func (a *CIDRAllocator) register(source eventSource, h cache.ResourceEventHandler) error {
+	reg, err := source.AddEventHandler(h)
 	if err != nil {
 		return fmt.Errorf("ClusterIP allocator for %s: %w", a.family, err)
 	}
-	a.handlers = append(a.handlers, handlerRegistration{informer, reg})
+	a.handlers = append(a.handlers, handlerRegistration{source, reg})
 	return nil
 }
 
@@ -716,7 +724,7 @@ func (a *CIDRAllocator) Destroy() {
 	a.stopOnce.Do(func() {
 		close(a.stopCh)
 		for _, h := range a.handlers {
-			_ = h.informer.RemoveEventHandler(h.registration)
+			_ = h.source.RemoveEventHandler(h.registration)
 		}
 		if a.bitmap != nil {
 			a.bitmap.Destroy()

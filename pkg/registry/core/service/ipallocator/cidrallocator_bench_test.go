@@ -34,6 +34,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	upstreamipallocator "k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
+
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // benchScenario is one point of the KEP-1880 allocator benchmark: cidrs
@@ -189,11 +191,12 @@ func BenchmarkAllocateNextRelease(b *testing.B) {
 func newBenchAllocator(b *testing.B, s benchScenario, objs []k8sruntime.Object) *CIDRAllocator {
 	client := benchClient(objs)
 	factory := informers.NewSharedInformerFactory(client, 0)
+	index := ipaddressindex.New(client)
 	alloc, err := NewCIDRAllocator(CIDRConfig{
 		FlagCIDR:     *mustCIDR(b, s.first),
 		Writer:       benchNetworking{client.NetworkingV1()}.IPAddresses(),
 		ServiceCIDRs: factory.Networking().V1().ServiceCIDRs(),
-		IPAddresses:  factory.Networking().V1().IPAddresses(),
+		IPAddresses:  index,
 		Services:     factory.Core().V1().Services().Informer(),
 		Rand:         rand.NewPCG(1, 2),
 	})
@@ -202,6 +205,9 @@ func newBenchAllocator(b *testing.B, s benchScenario, objs []k8sruntime.Object) 
 	}
 	b.Cleanup(alloc.Destroy)
 	startInformers(b, factory)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	index.Start(ctx)
 	waitUsed(b, alloc.Used, s.used)
 	return alloc
 }

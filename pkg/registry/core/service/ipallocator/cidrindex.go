@@ -55,7 +55,7 @@ func (k addrKey) addr(isIPv6 bool) netip.Addr {
 type addrState uint8
 
 const (
-	// stateObject: an IPAddress object exists (seen by the informer, or created here).
+	// stateObject: an IPAddress object exists (seen by the IPAddress index, or created here).
 	stateObject addrState = iota + 1
 	// stateReserved: reserved by this apiserver for a request, the object not created yet.
 	stateReserved

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/pkg/features"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // Bitmap keys are upstream's, so bitmap-based apiservers sharing the etcd see the same ranges.
@@ -47,5 +48,8 @@ type Config struct {
 	Client kubernetes.Interface
 	// IPAddressWriter writes the IPAddresses; nil writes them with Client.
 	IPAddressWriter IPAddressWriter
-	Informers       informers.SharedInformerFactory
+	// Informers feed the allocators with Services and ServiceCIDRs;
+	// IPAddresses, needed unless Allocation is Bitmaps, with IPAddresses.
+	Informers   informers.SharedInformerFactory
+	IPAddresses *ipaddressindex.Index
 }

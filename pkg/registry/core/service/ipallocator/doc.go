@@ -33,8 +33,10 @@ limitations under the License.
 //     (cidrallocator.go, ipallocator.go). Upstream's lists every IPAddress
 //     twice per allocation for its metrics, walks a range to find a free
 //     address and reads upstream's locked gates. Netfork's keeps an index of
-//     the ServiceCIDR prefixes and of the used addresses, fed by informers and
-//     by its own writes (cidrindex.go): allocation, release and the counts cost
+//     the ServiceCIDR prefixes and of the used addresses, fed by the
+//     ServiceCIDR informer, the apiserver's IPAddress index (package
+//     ipaddressindex, in place of an IPAddress informer) and its own writes
+//     (cidrindex.go): allocation, release and the counts cost
 //     a map lookup per distinct prefix length, overlapping prefixes are merged,
 //     a terminating ServiceCIDR is never allocated from, a /64 is probed, not
 //     walked, and the KEP-3070 band applies inside each prefix. It dual-writes

@@ -38,8 +38,9 @@ limitations under the License.
 //
 // With MultiCIDRServiceAllocator on, RepairIPAddress keeps IPAddress objects
 // and Service ClusterIPs one-to-one, where upstream runs RepairIPAddress
-// (repairip.go). It works through the API client and informers only, so it
-// does not depend on the allocator an apiserver runs, writes IPAddresses
+// (repairip.go). It works through the API client, informers and the
+// apiserver's IPAddress index (package ipaddressindex) only, so it does not
+// depend on the allocator an apiserver runs, writes IPAddresses
 // exactly as upstream's allocator does (name, family and managed-by labels,
 // parentRef) and accepts upstream's. It keeps upstream's event reasons and
 // texts and also counts what it finds in the clusterip_repair metrics, which

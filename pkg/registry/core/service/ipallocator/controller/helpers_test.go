@@ -41,6 +41,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // newBitmap is a stored bitmap over cidr with ips allocated.
@@ -224,16 +225,18 @@ type ipFixture struct {
 	client *fake.Clientset
 	clock  *testingclock.FakeClock
 	events *eventLog
-	// factory's informers are started only by startedIPFixture.
+	// factory's informers and index are started only by startedIPFixture.
 	factory informers.SharedInformerFactory
+	index   *ipaddressindex.Index
 }
 
 func newIPFixtureWithoutCaches(t *testing.T, objs []runtime.Object) *ipFixture {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(client, 0)
+	index := ipaddressindex.New(client)
 	clk := testingclock.NewFakeClock(testNow)
-	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory}, clk)
+	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory, IPAddresses: index}, clk)
 	events := &eventLog{}
 	r.recorder = events
 	r.firstPassBackoff = registrytest.FastBackoff
@@ -241,7 +244,7 @@ func newIPFixtureWithoutCaches(t *testing.T, objs []runtime.Object) *ipFixture {
 	t.Cleanup(r.queue.ShutDown)
 	clusterIPRepairIPErrors.Reset()
 	clusterIPRepairReconcileErrors.Reset()
-	return &ipFixture{r: r, client: client, clock: clk, events: events, factory: factory}
+	return &ipFixture{r: r, client: client, clock: clk, events: events, factory: factory, index: index}
 }
 
 // newIPFixture holds objs in the API and in the caches. The caches are
@@ -264,27 +267,28 @@ func startedIPFixture(t *testing.T, objs ...runtime.Object) *ipFixture {
 	return f
 }
 
-// start runs the informers until the test ends; reactors must be in place before.
+// start runs the informers and the index until the test ends; reactors must be in place before.
 func (f *ipFixture) start(t *testing.T) {
-	stop := make(chan struct{})
-	f.factory.Start(stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.factory.Start(ctx.Done())
+	f.index.Start(ctx)
 	t.Cleanup(func() {
-		close(stop)
+		cancel()
 		f.factory.Shutdown()
 	})
 }
 
-// cache puts obj in the informer cache of its kind.
+// cache puts obj in the informer cache, or the index, of its kind.
 func (f *ipFixture) cache(t *testing.T, obj runtime.Object) {
 	t.Helper()
-	var indexer cache.Indexer
+	var indexer cache.ReflectorStore
 	switch obj.(type) {
 	case *corev1.Service:
 		indexer = f.factory.Core().V1().Services().Informer().GetIndexer()
 	case *networkingv1.ServiceCIDR:
 		indexer = f.factory.Networking().V1().ServiceCIDRs().Informer().GetIndexer()
 	case *networkingv1.IPAddress:
-		indexer = f.factory.Networking().V1().IPAddresses().Informer().GetIndexer()
+		indexer = f.index.ReflectorStore()
 	default:
 		t.Fatalf("no cache for %T", obj)
 	}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/netfork/netfork/pkg/features"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 // Runner runs a repair loop until stopCh closes, calling onFirstSuccess once
@@ -46,8 +47,11 @@ type Config struct {
 	// Allocation is the ClusterIP allocation mode the loop keeps true.
 	Allocation features.ClusterIPAllocation
 	Client     kubernetes.Interface
-	// Informers feed the IPAddress repair loop: Services, ServiceCIDRs, IPAddresses.
-	Informers informers.SharedInformerFactory
+	// Informers feed the IPAddress repair loop with Services and
+	// ServiceCIDRs; IPAddresses, this apiserver's IPAddress index, with
+	// IPAddresses.
+	Informers   informers.SharedInformerFactory
+	IPAddresses *ipaddressindex.Index
 
 	// PrimaryRange, SecondaryRange and their bitmaps are used in bitmap mode only.
 	PrimaryRange    net.IPNet

@@ -38,6 +38,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 func TestRepairPass(t *testing.T) {
@@ -431,6 +432,7 @@ func TestNewRepair(t *testing.T) {
 		Interval:      time.Hour,
 		Client:        client,
 		Informers:     informers.NewSharedInformerFactory(client, 0),
+		IPAddresses:   ipaddressindex.New(client),
 		PrimaryRange:  *mustCIDR(t, "10.0.0.0/24"),
 		PrimaryBitmap: &registrytest.Bitmap{},
 	}

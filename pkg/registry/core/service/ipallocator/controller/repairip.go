@@ -87,8 +87,9 @@ func currentOrphanGracePeriod() time.Duration {
 }
 
 // RepairIPAddress keeps the IPAddress objects and the Services' ClusterIPs in
-// one-to-one correspondence (KEP-1880), through the API and informers only, so
-// it works whichever ClusterIP allocator an apiserver runs.
+// one-to-one correspondence (KEP-1880), through the API, informers and the
+// apiserver's IPAddress index only, so it works whichever ClusterIP allocator
+// an apiserver runs. The index's objects carry only the fields it keeps.
 type RepairIPAddress struct {
 	client           kubernetes.Interface
 	interval         time.Duration
@@ -117,6 +118,11 @@ type RepairIPAddress struct {
 
 	broadcaster events.EventBroadcaster
 	recorder    events.EventRecorder
+}
+
+// eventSource is an informer or the IPAddress index.
+type eventSource interface {
+	AddEventHandler(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error)
 }
 
 // namedSync is an informer's HasSynced with the name used in logs.
@@ -152,7 +158,6 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: c.Client.EventsV1()})
 	serviceInformer := c.Informers.Core().V1().Services()
 	serviceCIDRInformer := c.Informers.Networking().V1().ServiceCIDRs()
-	ipAddressInformer := c.Informers.Networking().V1().IPAddresses()
 
 	r := &RepairIPAddress{
 		client:           c.Client,
@@ -165,11 +170,11 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 		serviceIndexer:   serviceInformer.Informer().GetIndexer(),
 		serviceCIDRs:     serviceCIDRInformer.Lister(),
 		cidrs:            newCIDRSet(serviceCIDRInformer.Lister()),
-		ipAddresses:      ipAddressInformer.Lister(),
+		ipAddresses:      c.IPAddresses.Lister(),
 		synced: []namedSync{
 			{name: "services", synced: serviceInformer.Informer().HasSynced},
 			{name: "servicecidrs", synced: serviceCIDRInformer.Informer().HasSynced},
-			{name: "ipaddresses", synced: ipAddressInformer.Informer().HasSynced},
+			{name: "ipaddresses", synced: c.IPAddresses.HasSynced},
 		},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[workItem](),
@@ -189,14 +194,14 @@ func newRepairIPAddress(c Config, clk clock.WithTicker) *RepairIPAddress {
 	} else {
 		r.indexed = true
 	}
-	r.addEventHandlers(logger, serviceInformer.Informer(), serviceCIDRInformer.Informer(), ipAddressInformer.Informer())
+	r.addEventHandlers(logger, serviceInformer.Informer(), serviceCIDRInformer.Informer(), c.IPAddresses)
 	registration.Register(logger)
 	return r
 }
 
-func (r *RepairIPAddress) addEventHandlers(logger klog.Logger, services, serviceCIDRs, ipAddresses cache.SharedIndexInformer) {
+func (r *RepairIPAddress) addEventHandlers(logger klog.Logger, services, serviceCIDRs eventSource, ipAddresses eventSource) {
 	handlers := []struct {
-		informer cache.SharedIndexInformer
+		informer eventSource
 		handler  cache.ResourceEventHandler
 	}{
 		// What the informers list at start-up is left to the first pass,

@@ -142,7 +142,7 @@ func (r *RepairIPAddress) allocate(ctx context.Context, svc *corev1.Service, ip 
 // in the same etcd transaction, or before it. So any state from rv on tells a
 // missing IPAddress as well as the latest does, and allocate's argument holds
 // for it. The apiserver serves such a read from its watch cache, where the
-// IPAddress informer lagging behind the Service informer would otherwise cost
+// IPAddress index lagging behind the Service informer would otherwise cost
 // an etcd read for every Service seen first. A cache that cannot catch up
 // with rv in time answers that rv is too large; then etcd is read.
 func (r *RepairIPAddress) ipAddressSince(ctx context.Context, ip net.IP, rv string) (*networkingv1.IPAddress, error) {
@@ -213,7 +213,23 @@ func (r *RepairIPAddress) fixLabels(ctx context.Context, a *networkingv1.IPAddre
 	if labelsMatch(a, ip) || managedByOther(a) {
 		return nil
 	}
-	fixed := a.DeepCopy()
+	// The index keeps two labels and no annotations: update the object as it is
+	// stored, and only if it is still the one checked.
+	live, err := r.client.NetworkingV1().IPAddresses().Get(ctx, a.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading IPAddress %s to label it: %w", a.Name, err)
+	}
+	if live.UID != a.UID {
+		r.queue.Add(workItem{kind: ipAddressItem, key: a.Name})
+		return nil
+	}
+	if labelsMatch(live, ip) || managedByOther(live) {
+		return nil
+	}
+	fixed := live.DeepCopy()
 	if fixed.Labels == nil {
 		fixed.Labels = map[string]string{}
 	}

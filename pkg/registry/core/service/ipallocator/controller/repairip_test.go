@@ -43,6 +43,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/registry/core/service/internal/registrytest"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator/clusterip"
+	"github.com/netfork/netfork/pkg/registry/networking/ipaddressindex"
 )
 
 func TestRepairIPAddressPass(t *testing.T) {
@@ -281,7 +282,7 @@ func TestRepairIPAddressOrphanRaces(t *testing.T) {
 				if err := f.client.NetworkingV1().IPAddresses().Delete(ctx, ip, metav1.DeleteOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				if err := f.factory.Networking().V1().IPAddresses().Informer().GetIndexer().Delete(newIPAddressFor(ip, "services", "deleted", time.Hour)); err != nil {
+				if err := f.index.ReflectorStore().Delete(newIPAddressFor(ip, "services", "deleted", time.Hour)); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -569,7 +570,7 @@ func TestRepairIPAddressWaitsForCaches(t *testing.T) {
 			synced := s.synced
 			f.r.synced[i].synced = func() bool {
 				if f.factory.Networking().V1().ServiceCIDRs().Informer().HasSynced() &&
-					f.factory.Networking().V1().IPAddresses().Informer().HasSynced() {
+					f.index.HasSynced() {
 					looks.Add(1)
 				}
 				return synced()
@@ -668,7 +669,7 @@ func TestRepairIPAddressServiceIndex(t *testing.T) {
 	if err := clusterip.AddIndexer(services); err != nil { // as the allocator does
 		t.Fatal(err)
 	}
-	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory}, testingclock.NewFakeClock(testNow))
+	r := newRepairIPAddress(Config{Interval: time.Hour, Client: client, Informers: factory, IPAddresses: ipaddressindex.New(client)}, testingclock.NewFakeClock(testNow))
 	t.Cleanup(r.queue.ShutDown)
 	if !r.indexed {
 		t.Fatal("the loop does not use the shared ClusterIP index")
