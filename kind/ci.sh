@@ -19,6 +19,11 @@
 # (kind/conformance.sh --cluster; the subset is below) -> logs on failure -> cluster
 # deleted, always, Ctrl-C and SIGTERM included. Where docker cannot run containers at all it
 # prints "SKIP: <reason>" and exits 0; any other failure fails.
+#
+# kind/ci.sh --prepare builds what the step needs and makes no cluster: the node image,
+# upstream's e2e.test and the conformance subset's images. .ci/run starts it at nice 19 beside
+# the steps before this one, whose integration tests and upgrade scenarios leave the CPU idle
+# while they wait, so that the step itself finds every build cached.
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
 source "${NETFORK_ROOT}/kind/lib/common.sh"
 source "${NETFORK_ROOT}/kind/lib/preflight.sh"
@@ -60,6 +65,13 @@ probe_image() {
   echo netfork/kind-probe:1
 }
 
+prepare=false
+case "${1:-}" in
+  "") ;;
+  --prepare) prepare=true ;;
+  *) echo "kind/ci.sh: unknown argument $1 (want none, or --prepare)" >&2; exit 2 ;;
+esac
+
 if ! command -v docker >/dev/null; then
   echo "SKIP: docker is not installed"
   exit 0
@@ -74,6 +86,14 @@ if ! out="$(docker run --rm --network none --entrypoint /true "${image}" 2>&1)";
   exit 0
 fi
 "${NETFORK_ROOT}/hack/install-deps.sh" kind
+
+if [[ "${prepare}" == true ]]; then
+  "${NETFORK_ROOT}/kind/image.sh"
+  source "${NETFORK_ROOT}/kind/lib/suite.sh"
+  netfork::kind::build_e2e
+  netfork::kind::conformance_images
+  exit 0
+fi
 
 name=netfork-ci
 start=${SECONDS}
