@@ -18,12 +18,16 @@
 # what every observer sees (client responses, admission requests, the audit log, watch
 # events, metrics deltas, allocator and registry logs, raw etcd values). It fails on a
 # normalized difference that test/fidelity/differences.yaml does not list with its reason,
-# and on a listed one that no longer shows. It builds netfork's binaries (hack/build.sh) and
-# upstream's (hack/upstream-apiserver.sh, cached in _output/upstream/).
-#   FIDELITY_OUT  where each run's data dir, audit log, apiserver log and normalized
-#                 observations stay (default _output/fidelity)
-#   TIMEOUT       go test timeout (default 15m)
-#   GOTESTFLAGS   more go test flags
+# and on a listed one that no longer shows. It runs the scenario in each mode: with the
+# watch cache, and with --watch-cache=false on both apiservers. It builds netfork's
+# binaries (hack/build.sh) and upstream's (hack/upstream-apiserver.sh, cached in
+# _output/upstream/).
+#   FIDELITY_OUT    where each mode's data dirs, audit logs, apiserver logs and normalized
+#                   observations stay, in a directory per mode (default _output/fidelity)
+#   FIDELITY_MODES  the modes to run, comma-separated (default every one: watch-cache,
+#                   no-watch-cache)
+#   TIMEOUT         go test timeout (default 15m)
+#   GOTESTFLAGS     more go test flags
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/gomod.sh"
 
@@ -37,4 +41,5 @@ NETFORK_FIDELITY_UPSTREAM="${upstream}" \
   NETFORK_FIDELITY_NETFORK="${NETFORK_OUTPUT}/bin/kube-apiserver" \
   NETFORK_FIDELITY_LOCAL_UP="${NETFORK_OUTPUT}/bin/local-up" \
   NETFORK_FIDELITY_OUT="$(cd "${out}" && pwd)" \
+  NETFORK_FIDELITY_MODES="${FIDELITY_MODES:-}" \
   netfork::run go test -v -count=1 -timeout "${TIMEOUT:-15m}" "${extra[@]}" ./test/fidelity/

@@ -87,8 +87,21 @@ type accepted struct {
 	// Sometimes marks differences that show in some runs only, because what one of the
 	// apiservers does varies from run to run (the reason says why and how often): they
 	// are accepted when they show and not missed when they do not.
-	Sometimes   bool         `json:"sometimes,omitempty"`
+	Sometimes bool `json:"sometimes,omitempty"`
+	// Modes names the modes of the scenario the differences show in; none, every mode.
+	Modes       []string     `json:"modes,omitempty"`
 	Differences []difference `json:"differences"`
+}
+
+// inMode is the entries of list that hold in mode.
+func inMode(list []accepted, mode string) []accepted {
+	var out []accepted
+	for _, a := range list {
+		if len(a.Modes) == 0 || slices.Contains(a.Modes, mode) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // compare lists the differences between two normalized runs: one per record only one run
@@ -187,6 +200,11 @@ func readAccepted(path string) ([]accepted, error) {
 		}
 		if len(a.Differences) == 0 {
 			return nil, fmt.Errorf("%s: entry %d (%q) lists no difference", path, i+1, firstLine(a.Reason))
+		}
+		for _, m := range a.Modes {
+			if !slices.Contains(modeNames(), m) {
+				return nil, fmt.Errorf("%s: entry %d (%q) names mode %q; the modes are %v", path, i+1, firstLine(a.Reason), m, modeNames())
+			}
 		}
 	}
 	return list, nil

@@ -17,9 +17,14 @@ limitations under the License.
 package fidelity
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestNormalizeKeepsEqualityNotValues checks that two runs that differ only in addresses,
@@ -58,6 +63,16 @@ func TestNormalizeIPv6BeforeAColon(t *testing.T) {
 	n := newNormalizer()
 	if got, want := n.str("can not create IPAddress fd00:10:96::f:af31: forbidden"), "can not create IPAddress <ip-1>: forbidden"; got != want {
 		t.Errorf("normalized %q, want %q", got, want)
+	}
+}
+
+// TestNormalizePorts checks that a port after an address is normalized, as the
+// recording webhook's and the apiserver's differ from test to test.
+func TestNormalizePorts(t *testing.T) {
+	n := newNormalizer()
+	in := `Post "https://127.0.0.1:38161/slow?timeout=1s": context deadline exceeded`
+	if got, want := n.str(in), `Post "https://<ip-1>:<port>/slow?timeout=<duration>": context deadline exceeded`; got != want {
+		t.Errorf("normalized %q to %q, want %q", in, got, want)
 	}
 }
 
@@ -150,6 +165,59 @@ func TestRegistrySourcesLeaveOutGenericStorage(t *testing.T) {
 	for _, name := range []string{"cidrallocator.go", "alloc.go"} {
 		if !names[name] {
 			t.Errorf("registrySources lacks %s, an allocator's file", name)
+		}
+	}
+}
+
+// TestInModeKeepsEntriesOfTheMode checks that an entry naming modes holds in those only,
+// and one naming none in every mode.
+func TestInModeKeepsEntriesOfTheMode(t *testing.T) {
+	every := accepted{Reason: "every mode"}
+	one := accepted{Reason: "without the watch cache", Modes: []string{"no-watch-cache"}}
+	list := []accepted{every, one}
+	if got := inMode(list, "watch-cache"); len(got) != 1 || got[0].Reason != every.Reason {
+		t.Errorf("inMode(watch-cache) = %v, want only the entry naming no mode", got)
+	}
+	if got := inMode(list, "no-watch-cache"); len(got) != 2 {
+		t.Errorf("inMode(no-watch-cache) = %v, want both entries", got)
+	}
+	if _, err := selectModes("watch-cache,nonsense"); err == nil {
+		t.Errorf("selectModes took a mode that does not exist")
+	}
+	if got, err := selectModes(" no-watch-cache"); err != nil || len(got) != 1 || got[0].name != "no-watch-cache" {
+		t.Errorf("selectModes(no-watch-cache) = %v, %v", got, err)
+	}
+}
+
+// TestMutationChangesOnlyTheCreateOfMutateIPAddresses checks that the recorder's mutating
+// endpoint patches the create of a mutate- Service's IPAddress and nothing else.
+func TestMutationChangesOnlyTheCreateOfMutateIPAddresses(t *testing.T) {
+	request := func(op admissionv1.Operation, resource, parent string) *admissionv1.AdmissionRequest {
+		obj, err := json.Marshal(&networkingv1.IPAddress{Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Name: parent}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &admissionv1.AdmissionRequest{Operation: op, Resource: metav1.GroupVersionResource{Resource: resource}}
+		if op == admissionv1.Delete {
+			req.OldObject.Raw = obj
+		} else {
+			req.Object.Raw = obj
+		}
+		return req
+	}
+	patch := mutation(request(admissionv1.Create, "ipaddresses", mutatePrefix+"dual"))
+	for _, want := range []string{`"/metadata/labels/fidelity.netfork.io~1mutated"`, `"fidelity.netfork.io/parent":"mutate-dual"`} {
+		if !strings.Contains(string(patch), want) {
+			t.Errorf("patch %s lacks %s", patch, want)
+		}
+	}
+	for _, req := range []*admissionv1.AdmissionRequest{
+		request(admissionv1.Create, "ipaddresses", "single"),
+		request(admissionv1.Delete, "ipaddresses", mutatePrefix+"dual"),
+		request(admissionv1.Create, "services", mutatePrefix+"dual"),
+	} {
+		if patch := mutation(req); patch != nil {
+			t.Errorf("mutation(%s %s) = %s, want none", req.Operation, req.Resource.Resource, patch)
 		}
 	}
 }

@@ -34,8 +34,13 @@ import (
 	"github.com/netfork/netfork/internal/proc"
 )
 
-// readyTimeout bounds local-up's start: etcd, the preflight and one apiserver's /readyz.
-const readyTimeout = 3 * time.Minute
+// readyTimeout bounds local-up's start: etcd, the preflight and one apiserver's /readyz,
+// which local-up gives apiserverReadyTimeout (its default, a minute, is too short for a
+// loaded machine).
+const (
+	readyTimeout          = 3 * time.Minute
+	apiserverReadyTimeout = 2 * time.Minute
+)
 
 // cluster is one local-up with one apiserver, started for one run of the scenario.
 type cluster struct {
@@ -54,7 +59,7 @@ func startLocalUp(t *testing.T, localUp, binary, dataDir string, port int, flags
 		t.Fatalf("creating %s: %v", dataDir, err)
 	}
 	args := append([]string{"--data-dir", dataDir, "--clean", "--port", strconv.Itoa(port),
-		"--apiserver-binary", binary, "--"}, flags...)
+		"--apiserver-binary", binary, "--ready-timeout", apiserverReadyTimeout.String(), "--"}, flags...)
 	out := dataDir + ".out"
 	p, err := proc.Start(proc.Spec{Name: "local-up", Path: localUp, Args: args, LogPath: out})
 	if err != nil {

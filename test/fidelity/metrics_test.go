@@ -29,8 +29,8 @@ import (
 // metricSeries are the values of the compared series, by name{labels}.
 type metricSeries map[string]float64
 
-// scrape reads the apiserver's /metrics and keeps the compared series.
-func (r *run) scrape(ctx context.Context) metricSeries {
+// metrics reads and parses the apiserver's /metrics.
+func (r *run) metrics(ctx context.Context) testutil.Metrics {
 	data, err := r.admin.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		r.t.Fatalf("reading /metrics: %v", err)
@@ -39,6 +39,27 @@ func (r *run) scrape(ctx context.Context) metricSeries {
 	if err := testutil.ParseMetrics(string(data), &parsed); err != nil {
 		r.t.Fatalf("parsing /metrics: %v", err)
 	}
+	return parsed
+}
+
+// postTimeouts is how many request handlers returned after their request was answered
+// for them (apiserver_request_post_timeout_total{source="rest-handler"}, every status).
+func (r *run) postTimeouts(ctx context.Context) float64 {
+	var n float64
+	for _, s := range r.metrics(ctx)[postTimeout] {
+		if s.Metric["source"] == "rest-handler" {
+			n += float64(s.Value)
+		}
+	}
+	return n
+}
+
+// postTimeout counts the handlers that returned after their request was answered.
+const postTimeout = "apiserver_request_post_timeout_total"
+
+// scrape reads the apiserver's /metrics and keeps the compared series.
+func (r *run) scrape(ctx context.Context) metricSeries {
+	parsed := r.metrics(ctx)
 	series := metricSeries{}
 	for name, samples := range parsed {
 		for _, s := range samples {
@@ -66,8 +87,10 @@ func (r *run) scrape(ctx context.Context) metricSeries {
 const allocationErrors = "kube_apiserver_clusterip_allocator_allocation_errors_total"
 
 // compared is the allowlist: requests and etcd writes of Services and IPAddresses, the
-// user's requests as flow control dispatched them, and the ClusterIP allocator's counters
-// (allocations, errors, allocation count). Left out: reads and the exempt and system
+// user's requests as flow control dispatched them, the ClusterIP allocator's counters
+// (allocations, errors, allocation count), and the counters of the harness's webhooks
+// (calls, rejections, failing open, match conditions) and policy checks, and the request
+// handlers that returned after their request was answered (a client left). Left out: reads and the exempt and system
 // priority levels (the apiserver's own loops read and write on timers of their own),
 // durations, and the allocator's gauges of allocated and available addresses, which
 // upstream's allocator sets from its informer's count and so when that has caught up.
@@ -82,6 +105,12 @@ func compared(name string, labels map[string]string) bool {
 		return labels["priority_level"] == "global-default"
 	case strings.HasPrefix(name, "kube_apiserver_clusterip_allocator_"):
 		return strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")
+	case strings.HasPrefix(name, "apiserver_admission_webhook_"), strings.HasPrefix(name, "apiserver_admission_match_condition_"):
+		return (strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")) && strings.HasSuffix(labels["name"], ".fidelity.netfork.io")
+	case name == postTimeout:
+		return true
+	case name == "apiserver_validating_admission_policy_check_total":
+		return strings.HasPrefix(labels["policy"], "fidelity-")
 	}
 	return false
 }

@@ -45,6 +45,9 @@ var (
 	ipv4Re     = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 	ipv6Re     = regexp.MustCompile(`[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}`)
 	durationRe = regexp.MustCompile(`\b(\d+(\.\d+)?(h|ns|µs|us|ms|s|m))+\b`)
+	// portRe is a port after a normalized address: the apiserver's and the recording
+	// webhook's are new in every test, the same in both runs of one.
+	portRe = regexp.MustCompile(`(<ip-\d+>):\d{1,5}\b`)
 	// commitRe is the git commit in a user agent; upstream's binary is stamped with netfork's.
 	commitRe = regexp.MustCompile(`kubernetes/[0-9a-f]{7,40}\b`)
 )
@@ -165,6 +168,7 @@ func (n *normalizer) str(s string) string {
 	s = uuidRe.ReplaceAllStringFunc(s, func(u string) string { return n.placeholder("uid", u) })
 	s = n.addresses(s, ipv6Re, func(ip netip.Addr) bool { return ip.Is6() })
 	s = n.addresses(s, ipv4Re, func(ip netip.Addr) bool { return ip.Is4() })
+	s = portRe.ReplaceAllString(s, "$1:<port>")
 	return durationRe.ReplaceAllString(s, "<duration>")
 }
 

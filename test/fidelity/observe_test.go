@@ -163,6 +163,25 @@ func (r *run) admissionRecords(rec *recorder) []record {
 	return records
 }
 
+// audited is the audit log's event of stage for verb of the object resource
+// namespace/name, nil while there is none.
+func (r *run) audited(stage auditv1.Stage, verb, resource, namespace, name string) *auditv1.Event {
+	data, err := os.ReadFile(r.auditLog)
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var e auditv1.Event
+		if json.Unmarshal([]byte(line), &e) != nil || e.ObjectRef == nil {
+			continue
+		}
+		if e.Stage == stage && e.Verb == verb && e.ObjectRef.Resource == resource && e.ObjectRef.Namespace == namespace && e.ObjectRef.Name == name {
+			return &e
+		}
+	}
+	return nil
+}
+
 // auditRecords are the audit events of the writes made during a step; the audit ID is new
 // per request and dropped.
 func (r *run) auditRecords(path string) []record {

@@ -24,19 +24,37 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/netfork/netfork/internal/pki"
 )
 
-// webhookPaths are the recorder's two endpoints, one per admission phase.
+// webhookPaths are the recorder's endpoints: one per admission phase, and one that answers
+// too late (testdata/setup.yaml's timeoutSeconds) for the webhooks that time out.
 const (
 	mutatingPath   = "/mutate"
 	validatingPath = "/validate"
+	slowPath       = "/slow"
+)
+
+// slowPhase is the phase the slow endpoint's calls are recorded as.
+const slowPhase = "slow"
+
+// slowest bounds how long the slow endpoint holds a call whose caller does not give up.
+const slowest = 10 * time.Second
+
+// Which IPAddresses the mutating endpoint changes, and how: those of Services named
+// mutatePrefix... get mutatedLabel and mutatedAnnotation (the parent's name) on create.
+const (
+	mutatePrefix      = "mutate-"
+	mutatedLabel      = "fidelity.netfork.io/mutated"
+	mutatedAnnotation = "fidelity.netfork.io/parent"
 )
 
 // admissionCall is one AdmissionReview the recorder received, with when and on which path.
@@ -80,6 +98,7 @@ func startRecorder(t *testing.T) *recorder {
 	mux := http.NewServeMux()
 	mux.HandleFunc(mutatingPath, r.handler("mutating"))
 	mux.HandleFunc(validatingPath, r.handler("validating"))
+	mux.HandleFunc(slowPath, r.handler(slowPhase))
 	r.server = &http.Server{Handler: mux, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := r.server.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -90,7 +109,9 @@ func startRecorder(t *testing.T) *recorder {
 	return r
 }
 
-// handler records the review and allows it.
+// handler records the review and allows it; in the mutating phase it changes the
+// IPAddresses mutate names, and in the slow one it answers only once its caller gave up
+// (or after slowest).
 func (r *recorder) handler(phase string) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(req.Body)
@@ -105,11 +126,55 @@ func (r *recorder) handler(phase string) http.HandlerFunc {
 		r.mu.Lock()
 		r.calls = append(r.calls, admissionCall{at: time.Now(), phase: phase, request: review.Request})
 		r.mu.Unlock()
+		if phase == slowPhase {
+			select {
+			case <-req.Context().Done():
+			case <-time.After(slowest):
+			}
+		}
 		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		if phase == "mutating" {
+			if patch := mutation(review.Request); patch != nil {
+				patchType := admissionv1.PatchTypeJSONPatch
+				review.Response.Patch, review.Response.PatchType = patch, &patchType
+			}
+		}
 		review.Request = nil
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(review)
 	}
+}
+
+// mutation is the JSON patch the mutating endpoint answers req with: on the create of an
+// IPAddress of a Service named mutatePrefix..., mutatedLabel and mutatedAnnotation; nil
+// for every other request.
+func mutation(req *admissionv1.AdmissionRequest) []byte {
+	parent := ipAddressParent(req)
+	if req.Operation != admissionv1.Create || !strings.HasPrefix(parent, mutatePrefix) {
+		return nil
+	}
+	patch, _ := json.Marshal([]map[string]any{
+		{"op": "add", "path": "/metadata/labels/" + strings.ReplaceAll(mutatedLabel, "/", "~1"), "value": "true"},
+		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{mutatedAnnotation: parent}},
+	})
+	return patch
+}
+
+// ipAddressParent names the Service an IPAddress request's object (or, on delete, old
+// object) belongs to, "" for a request of another resource.
+func ipAddressParent(req *admissionv1.AdmissionRequest) string {
+	if req.Resource.Resource != "ipaddresses" {
+		return ""
+	}
+	raw := req.Object.Raw
+	if req.Operation == admissionv1.Delete {
+		raw = req.OldObject.Raw
+	}
+	var obj networkingv1.IPAddress
+	if err := json.Unmarshal(raw, &obj); err != nil || obj.Spec.ParentRef == nil {
+		return ""
+	}
+	return obj.Spec.ParentRef.Name
 }
 
 // take returns the calls received so far and forgets them.
@@ -119,6 +184,18 @@ func (r *recorder) take() []admissionCall {
 	calls := r.calls
 	r.calls = nil
 	return calls
+}
+
+// seenParent reports whether a call for an IPAddress of the Service parent arrived on phase.
+func (r *recorder) seenParent(phase, parent string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.calls {
+		if c.phase == phase && ipAddressParent(c.request) == parent {
+			return true
+		}
+	}
+	return false
 }
 
 // seen reports whether a call for the named object arrived on phase.

@@ -21,6 +21,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -64,15 +66,21 @@ type run struct {
 	cluster *cluster
 	admin   kubernetes.Interface
 	user    kubernetes.Interface
-	windows []window
+	rec     *recorder
+	// auditLog is the apiserver's audit log.
+	auditLog string
+	windows  []window
 	// client holds one record per call the scenario made; etcd the raw values read.
 	client []record
 	etcd   []record
 }
 
 // steps is the scenario: creates of single and dual-stack Services, a dry run, creates
-// whose IPAddress the policy refuses, a create over quota, deletes, one of them with its
-// IPAddress's delete refused, and etcd read after the creates and after the deletes.
+// whose IPAddress the policy refuses, one whose IPAddresses a webhook changes, creates
+// whose IPAddress's webhook times out (failing closed, and open), a create over quota,
+// deletes, one of them with its IPAddress's delete refused, one with its IPAddress's
+// webhook timing out failing closed and one failing open, and etcd read after the creates
+// and after the deletes.
 var steps = []step{
 	{"create-single", func(ctx context.Context, r *run) { r.create(ctx, service("single", nil), false) }},
 	{"create-dual", func(ctx context.Context, r *run) { r.create(ctx, service("dual", dualStack), false) }},
@@ -80,17 +88,25 @@ var steps = []step{
 	{"create-refused-by-policy", func(ctx context.Context, r *run) { r.create(ctx, service("deny-single", nil), false) }},
 	{"create-dual-refused-by-policy", func(ctx context.Context, r *run) { r.create(ctx, service("deny-dual", dualStack), false) }},
 	{"create-keep", func(ctx context.Context, r *run) { r.create(ctx, service("keep-single", nil), false) }},
+	{"create-dual-mutated-by-webhook", func(ctx context.Context, r *run) { r.create(ctx, service(mutatePrefix+"dual", dualStack), false) }},
+	{"create-webhook-timeout-fail", func(ctx context.Context, r *run) { r.create(ctx, service("slow-create-fail", nil), false) }},
+	{"create-webhook-timeout-ignore", func(ctx context.Context, r *run) { r.create(ctx, service("slow-ignore", nil), false) }},
+	{"create-release-webhook-timeout-fail", func(ctx context.Context, r *run) { r.create(ctx, service("slow-delete-fail", nil), false) }},
+	{"create-cancelled-by-client", func(ctx context.Context, r *run) { r.createCancelled(ctx, service("slow-ignore-cancelled", nil)) }},
 	{"etcd-after-creates", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-creates") }},
 	{"create-over-quota", func(ctx context.Context, r *run) { r.create(ctx, service("over-quota", nil), false) }},
 	{"delete-single", func(ctx context.Context, r *run) { r.delete(ctx, "single") }},
 	{"delete-dual", func(ctx context.Context, r *run) { r.delete(ctx, "dual") }},
 	{"delete-release-refused-by-policy", func(ctx context.Context, r *run) { r.delete(ctx, "keep-single") }},
+	{"delete-dual-mutated-by-webhook", func(ctx context.Context, r *run) { r.delete(ctx, mutatePrefix+"dual") }},
+	{"delete-webhook-timeout-ignore", func(ctx context.Context, r *run) { r.delete(ctx, "slow-ignore") }},
+	{"delete-release-webhook-timeout-fail", func(ctx context.Context, r *run) { r.delete(ctx, "slow-delete-fail") }},
 	{"etcd-after-deletes", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-deletes") }},
 }
 
 // servicesQuota is the quota on Services in "default": the kubernetes Service and the
-// scenario's three kept Services fill it, so "over-quota" is refused.
-const servicesQuota = 4
+// six Services the scenario creates before it fill it, so "over-quota" is refused.
+const servicesQuota = 7
 
 var dualStack = func(s *corev1.Service) {
 	policy := corev1.IPFamilyPolicyRequireDualStack
@@ -120,6 +136,44 @@ func (r *run) create(ctx context.Context, svc *corev1.Service, dryRun bool) {
 	}
 	got, err := r.user.CoreV1().Services(svc.Namespace).Create(ctx, svc, opts)
 	r.record(action, got, err)
+}
+
+// createCancelled records a create of svc that the client cancels while the slow
+// webhook holds the admission of its IPAddress's create, and waits until the apiserver
+// finished the request: what it does after the client left is the step's too. The
+// request's audit event ends it, unless that event is the 504 the apiserver answers a
+// request it gave up on, while its handler still runs; then the handler's return, which
+// apiserver_request_post_timeout_total{source="rest-handler"} counts, does.
+func (r *run) createCancelled(ctx context.Context, svc *corev1.Service) {
+	postTimeouts := r.postTimeouts(ctx)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.user.CoreV1().Services(svc.Namespace).Create(callCtx, svc, metav1.CreateOptions{})
+		done <- err
+	}()
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return r.rec.seenParent(slowPhase, svc.Name), nil
+	})
+	if err != nil {
+		r.t.Fatalf("the slow webhook never saw Service %s's IPAddress: %v", svc.Name, err)
+	}
+	cancel()
+	r.record("create Service "+svc.Name+" (cancelled)", nil, <-done)
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		e := r.audited(auditv1.StageResponseComplete, "create", "services", svc.Namespace, svc.Name)
+		switch {
+		case e == nil:
+			return false, nil
+		case e.ResponseStatus != nil && e.ResponseStatus.Code == http.StatusGatewayTimeout:
+			return r.postTimeouts(ctx) > postTimeouts, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		r.t.Fatalf("the audit log never showed the end of the create of Service %s: %v", svc.Name, err)
+	}
 }
 
 // delete records a delete of Service name as the user sees it.
@@ -215,6 +269,7 @@ func (r *run) setUp(ctx context.Context, rec *recorder) {
 		}
 	}
 	r.waitWebhooks(ctx, rec)
+	r.waitSlowWebhooks(ctx, rec)
 	r.waitPolicy(ctx)
 	r.setQuota(ctx)
 	rec.take()
@@ -259,6 +314,27 @@ func (r *run) waitWebhooks(ctx context.Context, rec *recorder) {
 	})
 	if err != nil {
 		r.t.Fatalf("the recording webhooks never saw a probe Service: %v", err)
+	}
+}
+
+// waitSlowWebhooks creates "slow-probe" Services, whose IPAddress's create the webhook
+// failing open is asked about, until the slow endpoint sees one: the configuration of both
+// slow webhooks is then in the apiserver's informer.
+func (r *run) waitSlowWebhooks(ctx context.Context, rec *recorder) {
+	i := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		i++
+		name := fmt.Sprintf("slow-probe-%d", i)
+		if _, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Create(ctx, service(name, nil), metav1.CreateOptions{}); err != nil {
+			return false, err
+		}
+		if err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return false, err
+		}
+		return rec.seenParent(slowPhase, name), nil
+	})
+	if err != nil {
+		r.t.Fatalf("the slow webhooks never saw a probe Service's IPAddress: %v", err)
 	}
 }
 
