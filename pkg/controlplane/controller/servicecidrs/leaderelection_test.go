@@ -206,22 +206,32 @@ func TestRunLeadingStandsAgainAfterLosingTheLease(t *testing.T) {
 	a := stand(t, client, fastElection("apiserver-a"))
 	waitFor(t, "a leading", a.leading.Load)
 
-	// another holder takes the Lease over for 3 s (long enough for a loaded
-	// machine to see it valid) and never renews it
-	lease, err := client.CoordinationV1().Leases(LeaseNamespace).Get(context.Background(), LeaseName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// Another holder takes the Lease over and holds it until a has stopped
+	// leading: however late a loaded machine runs a's renewals, the Lease is
+	// still valid then. Only after that does the intruder's Lease expire.
+	intrude := func(renewed time.Time, seconds int32) {
+		t.Helper()
+		lease, err := client.CoordinationV1().Leases(LeaseNamespace).Get(context.Background(), LeaseName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease.Spec = coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To("intruder"),
+			LeaseDurationSeconds: ptr.To(seconds),
+			AcquireTime:          &metav1.MicroTime{Time: renewed},
+			RenewTime:            &metav1.MicroTime{Time: renewed},
+		}
+		if err := client.Tracker().Update(coordinationv1.SchemeGroupVersion.WithResource("leases"), lease, LeaseNamespace); err != nil {
+			t.Fatal(err)
+		}
 	}
-	lease.Spec = coordinationv1.LeaseSpec{
-		HolderIdentity:       ptr.To("intruder"),
-		LeaseDurationSeconds: ptr.To[int32](3),
-		AcquireTime:          &metav1.MicroTime{Time: time.Now()},
-		RenewTime:            &metav1.MicroTime{Time: time.Now()},
-	}
-	if err := client.Tracker().Update(coordinationv1.SchemeGroupVersion.WithResource("leases"), lease, LeaseNamespace); err != nil {
-		t.Fatal(err)
+	intrude(time.Now(), 3600)
+	waitFor(t, "a stops leading", func() bool { return !a.leading.Load() })
+	if got := a.terms.Load(); got != 1 {
+		t.Fatalf("a led %d terms while the intruder held the Lease, want 1", got)
 	}
 
-	waitFor(t, "a stops leading", func() bool { return !a.leading.Load() })
+	// the intruder's Lease, renewed an hour ago for one second, has expired
+	intrude(time.Now().Add(-time.Hour), 1)
 	waitFor(t, "a leads a second term once the intruder's Lease expired", func() bool { return a.terms.Load() == 2 && a.leading.Load() })
 }
