@@ -149,8 +149,8 @@ func TestIndexKeepsOnlyItsFields(t *testing.T) {
 }
 
 // internal is obj as the storage holds it.
-func internal(t *testing.T, obj *networkingv1.IPAddress) *networking.IPAddress {
-	t.Helper()
+func internal(tb testing.TB, obj *networkingv1.IPAddress) *networking.IPAddress {
+	tb.Helper()
 	out := &networking.IPAddress{ObjectMeta: *obj.ObjectMeta.DeepCopy()}
 	if p := obj.Spec.ParentRef; p != nil {
 		out.Spec.ParentRef = &networking.ParentReference{Group: p.Group, Resource: p.Resource, Namespace: p.Namespace, Name: p.Name}
