@@ -425,6 +425,16 @@ func cacheInitializations(t *testing.T) float64 {
 	return n
 }
 
+// waitInitializations waits until the watch caches of IPAddresses have initialized n times.
+func waitInitializations(ctx context.Context, t *testing.T, n float64) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return cacheInitializations(t) >= n, nil
+	}); err != nil {
+		t.Fatalf("the watch cache initialized %v times, not %v: %v", cacheInitializations(t), n, err)
+	}
+}
+
 // TestIndexAcrossCacheReinitialization binds the Index to a store whose watch
 // cache is upstream's, then makes that cache reinitialize as it does when its
 // own watch of etcd breaks and etcd was compacted meanwhile: the cache's watch
@@ -439,22 +449,20 @@ func TestIndexAcrossCacheReinitialization(t *testing.T) {
 	ctx, cancel := requestContext()
 	defer cancel()
 	st := storagetest.New(t)
+	// The cache counts its initialization just after it is ready.
+	initialized := cacheInitializations(t) + 1
 	cached, underCache := newCachedStore(t, st)
 	// The other apiserver's store writes, and waitSame reads etcd through it, not through the cache.
 	other, _ := newStore(t, st, generic.UndecoratedStorage)
 	x, seen := startIndex(ctx, t, cached, other)
+	waitInitializations(ctx, t, initialized)
 
-	before := cacheInitializations(t)
 	resume := underCache.pause()
 	t.Cleanup(resume)
 	rewrite(ctx, t, other)
 	resume()
 
-	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return cacheInitializations(t) > before, nil
-	}); err != nil {
-		t.Fatalf("the watch cache never reinitialized: %v", err)
-	}
+	waitInitializations(ctx, t, initialized+1)
 	waitSame(ctx, t, "the index after the cache reinitialized", other, x)
 	// The Index relisted: 10.0.0.1 is gone as a tombstone, 10.0.0.2 is replaced, not deleted.
 	seen.wait(ctx, t, 0, 1)
