@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/client-go/kubernetes"
@@ -187,7 +187,7 @@ func (x *Index) remove(obj any) error {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	name, _, err := compact(obj)
+	name, err := nameOf(obj)
 	if err != nil {
 		return err
 	}
@@ -260,36 +260,50 @@ func (x *Index) replace(list []any) error {
 // compact is obj's name and entry; obj is an IPAddress of the storage's
 // internal type or of networking.k8s.io/v1.
 func compact(obj any) (string, entry, error) {
-	var ref *parentRef
+	var (
+		m *metav1.ObjectMeta
+		e entry
+	)
 	switch o := obj.(type) {
 	case *networking.IPAddress:
+		m = &o.ObjectMeta
 		if p := o.Spec.ParentRef; p != nil {
-			ref = &parentRef{p.Group, p.Resource, p.Namespace, p.Name}
+			e.parent = newParentRef(p.Group, p.Resource, p.Namespace, p.Name)
 		}
 	case *networkingv1.IPAddress:
+		m = &o.ObjectMeta
 		if p := o.Spec.ParentRef; p != nil {
-			ref = &parentRef{p.Group, p.Resource, p.Namespace, p.Name}
+			e.parent = newParentRef(p.Group, p.Resource, p.Namespace, p.Name)
 		}
 	default:
-		return "", entry{}, fmt.Errorf("IPAddress index: %T is not an IPAddress", obj)
+		return "", entry{}, notIPAddress(obj)
 	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return "", entry{}, fmt.Errorf("IPAddress index: %w", err)
+	e.uid = m.UID
+	e.resourceVersion = m.ResourceVersion
+	e.created = m.CreationTimestamp.Unix()
+	e.managedBy = intern(m.Labels[networkingv1.LabelManagedBy])
+	e.family = intern(m.Labels[networkingv1.LabelIPAddressFamily])
+	return m.Name, e, nil
+}
+
+// newParentRef is a parentRef, its group and resource interned.
+func newParentRef(group, resource, namespace, name string) parentRef {
+	return parentRef{intern(group), intern(resource), namespace, name}
+}
+
+// nameOf is obj's name; obj is an IPAddress as compact takes it.
+func nameOf(obj any) (string, error) {
+	switch o := obj.(type) {
+	case *networking.IPAddress:
+		return o.Name, nil
+	case *networkingv1.IPAddress:
+		return o.Name, nil
 	}
-	labels := m.GetLabels()
-	e := entry{
-		uid:             m.GetUID(),
-		resourceVersion: m.GetResourceVersion(),
-		created:         m.GetCreationTimestamp().Unix(),
-		managedBy:       intern(labels[networkingv1.LabelManagedBy]),
-		family:          intern(labels[networkingv1.LabelIPAddressFamily]),
-	}
-	if ref != nil {
-		ref.group, ref.resource = intern(ref.group), intern(ref.resource)
-		e.parent = *ref
-	}
-	return m.GetName(), e, nil
+	return "", notIPAddress(obj)
+}
+
+func notIPAddress(obj any) error {
+	return fmt.Errorf("IPAddress index: %T is not an IPAddress", obj)
 }
 
 // intern is s, as the one copy the Index keeps when it is a value nearly

@@ -149,8 +149,8 @@ func TestIndexKeepsOnlyItsFields(t *testing.T) {
 }
 
 // internal is obj as the storage holds it.
-func internal(t *testing.T, obj *networkingv1.IPAddress) *networking.IPAddress {
-	t.Helper()
+func internal(tb testing.TB, obj *networkingv1.IPAddress) *networking.IPAddress {
+	tb.Helper()
 	out := &networking.IPAddress{ObjectMeta: *obj.ObjectMeta.DeepCopy()}
 	if p := obj.Spec.ParentRef; p != nil {
 		out.Spec.ParentRef = &networking.ParentReference{Group: p.Group, Resource: p.Resource, Namespace: p.Namespace, Name: p.Name}
@@ -321,5 +321,32 @@ func TestIndexRelistsOnExpiredWatch(t *testing.T) {
 func TestIndexBind(t *testing.T) {
 	if err := New(fake.NewClientset()).Bind(nil); err == nil {
 		t.Error("Bind(nil) succeeded")
+	}
+}
+
+// TestIndexDeleteTakesBothTypesAndTombstones deletes IPAddresses of either
+// type, bare or in a tombstone, and refuses what is not an IPAddress.
+func TestIndexDeleteTakesBothTypesAndTombstones(t *testing.T) {
+	x := New(fake.NewClientset())
+	store := x.ReflectorStore()
+	a, b, c := ipAddress("10.0.0.1", "a"), ipAddress("10.0.0.2", "b"), ipAddress("10.0.0.3", "c")
+	if err := store.Replace([]any{a, b, c}, "7"); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []any{internal(t, a), b, cache.DeletedFinalStateUnknown{Key: c.Name, Obj: internal(t, c)}} {
+		if err := store.Delete(obj); err != nil {
+			t.Fatalf("deleting %T: %v", obj, err)
+		}
+	}
+	if n := x.Len(); n != 0 {
+		t.Errorf("the index holds %d IPAddresses after deleting all, want 0", n)
+	}
+	for _, obj := range []any{&networkingv1.ServiceCIDR{}, cache.DeletedFinalStateUnknown{Key: "x", Obj: &networkingv1.ServiceCIDR{}}} {
+		if err := store.Delete(obj); err == nil {
+			t.Errorf("deleting a %T succeeded", obj)
+		}
+		if err := store.Add(obj); err == nil {
+			t.Errorf("adding a %T succeeded", obj)
+		}
 	}
 }

@@ -38,10 +38,13 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
+	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
+	cachermetrics "k8s.io/apiserver/pkg/storage/cacher/metrics"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/kubernetes/pkg/apis/networking"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress/storage"
@@ -56,7 +59,7 @@ func TestMain(m *testing.M) {
 
 // pausingStorage is a storage whose watches the test closes, as a watch
 // cache that reinitializes or a lost etcd connection closes them, and whose
-// new watches wait until the test lets them start.
+// new watches and lists wait until the test lets them start.
 type pausingStorage struct {
 	storage.Interface
 
@@ -66,16 +69,32 @@ type pausingStorage struct {
 	started int
 }
 
-func (s *pausingStorage) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+// held waits while the storage is paused.
+func (s *pausingStorage) held(ctx context.Context) error {
 	s.mu.Lock()
 	resume := s.resume
 	s.mu.Unlock()
-	if resume != nil {
-		select {
-		case <-resume:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if resume == nil {
+		return nil
+	}
+	select {
+	case <-resume:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *pausingStorage) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	if err := s.held(ctx); err != nil {
+		return err
+	}
+	return s.Interface.GetList(ctx, key, opts, listObj)
+}
+
+func (s *pausingStorage) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	if err := s.held(ctx); err != nil {
+		return nil, err
 	}
 	w, err := s.Interface.Watch(ctx, key, opts)
 	if err == nil {
@@ -97,11 +116,14 @@ func (s *pausingStorage) pause() (resume func()) {
 		w.Stop()
 	}
 	s.watches = nil
+	var once sync.Once
 	return func() {
-		s.mu.Lock()
-		s.resume = nil
-		s.mu.Unlock()
-		close(ch)
+		once.Do(func() {
+			s.mu.Lock()
+			s.resume = nil
+			s.mu.Unlock()
+			close(ch)
+		})
 	}
 }
 
@@ -115,10 +137,6 @@ func (g optionsGetter) GetRESTOptions(schema.GroupResource, runtime.Object) (gen
 // test etcd, with or without a watch cache, its storage a pausingStorage.
 func newStore(t *testing.T, st storagetest.Storage, decorator generic.StorageDecorator) (*genericregistry.Store, *pausingStorage) {
 	t.Helper()
-	config, err := st.Factory.NewConfig(networking.Resource("ipaddresses"), &networking.IPAddress{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pausing := &pausingStorage{}
 	decorate := func(config *storagebackend.ConfigForResource, prefix string, keyFunc func(runtime.Object) (string, error),
 		newFunc, newListFunc func() runtime.Object, attrs storage.AttrFunc, trigger storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
@@ -126,12 +144,64 @@ func newStore(t *testing.T, st storagetest.Storage, decorator generic.StorageDec
 		pausing.Interface = s
 		return pausing, destroy, err
 	}
+	return newREST(t, st, decorate), pausing
+}
+
+// newREST is upstream's IPAddress registry store on the test etcd, its storage decorated by decorate.
+func newREST(t *testing.T, st storagetest.Storage, decorate generic.StorageDecorator) *genericregistry.Store {
+	t.Helper()
+	config, err := st.Factory.NewConfig(networking.Resource("ipaddresses"), &networking.IPAddress{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ipAddresses, err := ipaddressstore.NewREST(optionsGetter{generic.RESTOptions{StorageConfig: config, Decorator: decorate, ResourcePrefix: "ipaddresses"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ipAddresses.DestroyFunc)
-	return ipAddresses.Store, pausing
+	return ipAddresses.Store
+}
+
+// newCachedStore is the IPAddress registry store with upstream's watch cache
+// (its Cacher and CacheDelegator, as StorageWithCacher puts them together)
+// whose own list and watch of etcd go through a pausingStorage, so the test
+// can close the cache's watch and hold its relist.
+func newCachedStore(t *testing.T, st storagetest.Storage) (*genericregistry.Store, *pausingStorage) {
+	t.Helper()
+	pausing := &pausingStorage{}
+	decorate := func(config *storagebackend.ConfigForResource, prefix string, keyFunc func(runtime.Object) (string, error),
+		newFunc, newListFunc func() runtime.Object, attrs storage.AttrFunc, trigger storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+		raw, destroyRaw, err := generic.NewRawStorage(config, newFunc, newListFunc, prefix)
+		if err != nil {
+			return nil, nil, err
+		}
+		pausing.Interface = raw
+		cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
+			Storage:             pausing,
+			Versioner:           storage.APIObjectVersioner{},
+			GroupResource:       config.GroupResource,
+			EventsHistoryWindow: storagebackend.DefaultEventsHistoryWindow,
+			ResourcePrefix:      prefix,
+			KeyFunc:             keyFunc,
+			NewFunc:             newFunc,
+			NewListFunc:         newListFunc,
+			GetAttrsFunc:        attrs,
+			IndexerFuncs:        trigger,
+			Indexers:            indexers,
+			Codec:               config.Codec,
+		})
+		if err != nil {
+			destroyRaw()
+			return nil, nil, err
+		}
+		delegator := cacherstorage.NewCacheDelegator(cacher, raw)
+		return delegator, func() {
+			delegator.Stop()
+			cacher.Stop()
+			destroyRaw()
+		}, nil
+	}
+	return newREST(t, st, decorate), pausing
 }
 
 func create(ctx context.Context, t *testing.T, store *genericregistry.Store, name string) {
@@ -153,18 +223,17 @@ func remove(ctx context.Context, t *testing.T, store *genericregistry.Store, nam
 }
 
 // stored is "name uid resourceVersion" of every IPAddress in etcd, sorted.
-func stored(ctx context.Context, t *testing.T, store *genericregistry.Store) []string {
-	t.Helper()
+func stored(ctx context.Context, store *genericregistry.Store) ([]string, error) {
 	obj, err := store.List(ctx, &metainternalversion.ListOptions{})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var out []string
 	for _, a := range obj.(*networking.IPAddressList).Items {
 		out = append(out, fmt.Sprintf("%s %s %s", a.Name, a.UID, a.ResourceVersion))
 	}
 	slices.Sort(out)
-	return out
+	return out, nil
 }
 
 // indexed is what stored describes, as the index holds it.
@@ -206,15 +275,85 @@ func (d *deletes) counts() (plain, tombed int) {
 	return d.plain, d.tombed
 }
 
+// wait waits until the handler has seen plain deletes from a watch and
+// tombed from a relist: the Index tells its handlers of a change just after
+// its content shows it.
+func (d *deletes) wait(ctx context.Context, t *testing.T, plain, tombed int) {
+	t.Helper()
+	var gotPlain, gotTombed int
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		gotPlain, gotTombed = d.counts()
+		return gotPlain == plain && gotTombed == tombed, nil
+	}); err != nil {
+		t.Fatalf("deletes: %d from a watch, %d from a relist; want %d and %d: %v", gotPlain, gotTombed, plain, tombed, err)
+	}
+}
+
+// requestContext is what the API handlers give a create of a cluster-scoped object.
+func requestContext() (context.Context, context.CancelFunc) {
+	ctx := genericapirequest.WithRequestInfo(genericapirequest.WithNamespace(genericapirequest.NewContext(), metav1.NamespaceNone),
+		&genericapirequest.RequestInfo{APIGroup: "networking.k8s.io", APIVersion: "v1", Resource: "ipaddresses"})
+	return context.WithCancel(ctx)
+}
+
+// startIndex creates three IPAddresses through writes, starts an Index that
+// reads reads, and waits until it holds them, then a fourth, as etcd does.
+// The handler it returns counts the Index's deletes.
+func startIndex(ctx context.Context, t *testing.T, reads, writes *genericregistry.Store) (*ipaddressindex.Index, *deletes) {
+	t.Helper()
+	for _, name := range []string{"10.0.0.1", "10.0.0.2", "10.0.0.3"} {
+		create(ctx, t, writes, name)
+	}
+	x := ipaddressindex.New(fake.NewClientset())
+	if err := x.Bind(reads); err != nil {
+		t.Fatal(err)
+	}
+	seen := &deletes{}
+	if _, err := x.AddEventHandler(seen); err != nil {
+		t.Fatal(err)
+	}
+	x.Start(ctx)
+	waitSame(ctx, t, "the first list", writes, x)
+	create(ctx, t, writes, "10.0.0.4")
+	waitSame(ctx, t, "a watched create", writes, x)
+	seen.wait(ctx, t, 0, 0)
+	return x, seen
+}
+
+// rewrite is what happens while the Index, or the watch cache it reads,
+// does not watch: 10.0.0.1 deleted, 10.0.0.5 created, 10.0.0.2 deleted and
+// created again (the same name, a new object), and etcd compacted past it all.
+func rewrite(ctx context.Context, t *testing.T, store *genericregistry.Store) {
+	t.Helper()
+	remove(ctx, t, store, "10.0.0.1")
+	create(ctx, t, store, "10.0.0.5")
+	remove(ctx, t, store, "10.0.0.2")
+	create(ctx, t, store, "10.0.0.2")
+	compact(ctx, t)
+}
+
+// writeAfter deletes and creates one more IPAddress and waits until the Index has them.
+func writeAfter(ctx context.Context, t *testing.T, store *genericregistry.Store, x *ipaddressindex.Index) {
+	t.Helper()
+	remove(ctx, t, store, "10.0.0.4")
+	create(ctx, t, store, "10.0.0.6")
+	waitSame(ctx, t, "the writes after", store, x)
+}
+
 // waitSame waits until the index holds what etcd holds.
 func waitSame(ctx context.Context, t *testing.T, what string, store *genericregistry.Store, x *ipaddressindex.Index) {
 	t.Helper()
-	var got, want []string
+	var (
+		got, want []string
+		listErr   error
+	)
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		got, want = indexed(t, x), stored(ctx, t, store)
-		return x.HasSynced() && slices.Equal(got, want), nil
+		// A store with a watch cache refuses lists until the cache is ready.
+		got = indexed(t, x)
+		want, listErr = stored(ctx, store)
+		return listErr == nil && x.HasSynced() && slices.Equal(got, want), nil
 	}); err != nil {
-		t.Fatalf("waiting for %s: the index holds %q, etcd %q: %v", what, got, want, err)
+		t.Fatalf("waiting for %s: the index holds %q, etcd %q (listing it: %v): %v", what, got, want, listErr, err)
 	}
 }
 
@@ -237,51 +376,23 @@ func TestIndexFollowsStorage(t *testing.T) {
 		{"no watch cache", generic.UndecoratedStorage, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// What the API handlers give a create of a cluster-scoped object.
-			ctx := genericapirequest.WithRequestInfo(genericapirequest.WithNamespace(genericapirequest.NewContext(), metav1.NamespaceNone),
-				&genericapirequest.RequestInfo{APIGroup: "networking.k8s.io", APIVersion: "v1", Resource: "ipaddresses"})
-			ctx, cancel := context.WithCancel(ctx)
+			ctx, cancel := requestContext()
 			defer cancel()
-			st := storagetest.New(t)
-			store, pausing := newStore(t, st, tc.decorator)
-			for _, name := range []string{"10.0.0.1", "10.0.0.2", "10.0.0.3"} {
-				create(ctx, t, store, name)
-			}
-
-			x := ipaddressindex.New(fake.NewClientset())
-			if err := x.Bind(store); err != nil {
-				t.Fatal(err)
-			}
-			seen := &deletes{}
-			if _, err := x.AddEventHandler(seen); err != nil {
-				t.Fatal(err)
-			}
-			x.Start(ctx)
-			waitSame(ctx, t, "the first list", store, x)
-			create(ctx, t, store, "10.0.0.4")
-			waitSame(ctx, t, "a watched create", store, x)
+			store, pausing := newStore(t, storagetest.New(t), tc.decorator)
+			x, seen := startIndex(ctx, t, store, store)
 
 			resume := pausing.pause()
-			remove(ctx, t, store, "10.0.0.1")
-			create(ctx, t, store, "10.0.0.5")
-			remove(ctx, t, store, "10.0.0.2")
-			create(ctx, t, store, "10.0.0.2") // the same name, a new object
-			compact(ctx, t)
+			rewrite(ctx, t, store)
 			resume()
 			waitSame(ctx, t, "the index to catch up", store, x)
 
 			// A relist sees 10.0.0.2 replaced, not deleted; a watch sees both deletes.
-			plain, tombed := seen.counts()
-			if tc.relists && (tombed != 1 || plain != 0) {
-				t.Errorf("deletes: %d from a watch, %d from a relist; want 1 from a relist", plain, tombed)
+			if tc.relists {
+				seen.wait(ctx, t, 0, 1)
+			} else {
+				seen.wait(ctx, t, 2, 0)
 			}
-			if !tc.relists && (plain != 2 || tombed != 0) {
-				t.Errorf("deletes: %d from a watch, %d from a relist; want 2 from the watch", plain, tombed)
-			}
-
-			remove(ctx, t, store, "10.0.0.4")
-			create(ctx, t, store, "10.0.0.6")
-			waitSame(ctx, t, "the writes after", store, x)
+			writeAfter(ctx, t, store, x)
 		})
 	}
 }
@@ -301,4 +412,59 @@ func compact(ctx context.Context, t *testing.T) {
 	if _, err := client.Compact(ctx, resp.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
 		t.Fatalf("compacting etcd at %d: %v", resp.Header.Revision, err)
 	}
+}
+
+// cacheInitializations is how many times the watch caches of IPAddresses
+// have listed etcd and become ready, by upstream's metric.
+func cacheInitializations(t *testing.T) float64 {
+	t.Helper()
+	n, err := testutil.GetCounterMetricValue(cachermetrics.WatchCacheInitializations.WithLabelValues(networking.GroupName, "ipaddresses"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitInitializations waits until the watch caches of IPAddresses have initialized n times.
+func waitInitializations(ctx context.Context, t *testing.T, n float64) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return cacheInitializations(t) >= n, nil
+	}); err != nil {
+		t.Fatalf("the watch cache initialized %v times, not %v: %v", cacheInitializations(t), n, err)
+	}
+}
+
+// TestIndexAcrossCacheReinitialization binds the Index to a store whose watch
+// cache is upstream's, then makes that cache reinitialize as it does when its
+// own watch of etcd breaks and etcd was compacted meanwhile: the cache's watch
+// closes, another apiserver (a store on the same etcd, without a cache)
+// deletes, creates and recreates IPAddresses, etcd is compacted, and the
+// cache's next watch of etcd is too old, so it relists, ends its watchers and
+// starts its history anew. The Index, whose watch that ends and whose
+// resource version the new cache no longer holds, must relist too and hold
+// exactly what etcd holds.
+func TestIndexAcrossCacheReinitialization(t *testing.T) {
+	cachermetrics.Register()
+	ctx, cancel := requestContext()
+	defer cancel()
+	st := storagetest.New(t)
+	// The cache counts its initialization just after it is ready.
+	initialized := cacheInitializations(t) + 1
+	cached, underCache := newCachedStore(t, st)
+	// The other apiserver's store writes, and waitSame reads etcd through it, not through the cache.
+	other, _ := newStore(t, st, generic.UndecoratedStorage)
+	x, seen := startIndex(ctx, t, cached, other)
+	waitInitializations(ctx, t, initialized)
+
+	resume := underCache.pause()
+	t.Cleanup(resume)
+	rewrite(ctx, t, other)
+	resume()
+
+	waitInitializations(ctx, t, initialized+1)
+	waitSame(ctx, t, "the index after the cache reinitialized", other, x)
+	// The Index relisted: 10.0.0.1 is gone as a tombstone, 10.0.0.2 is replaced, not deleted.
+	seen.wait(ctx, t, 0, 1)
+	writeAfter(ctx, t, other, x)
 }
