@@ -119,11 +119,11 @@ type CIDRAllocator struct {
 	dirty   bool
 	pending map[addrKey]reservation
 	// created maps addresses whose IPAddress this allocator created to that
-	// object's UID until the informer reports it, so a late delete event of an
+	// object's UID until its event source reports it, so a late delete event of an
 	// earlier object of the same name is not taken for the new one's.
 	created map[addrKey]createdObject
 	// released maps addresses whose IPAddress Release deleted to that object's
-	// UID until the informer reports the delete, so a late add event of the
+	// UID until its event source reports the delete, so a late add event of the
 	// deleted object does not mark the address used again.
 	released map[addrKey]createdObject
 	// deletedJointly maps addresses whose IPAddress a Service delete took
@@ -638,7 +638,7 @@ func (a *CIDRAllocator) takeRefusedDelete(k addrKey, uid types.UID) error {
 }
 
 // releasing is the UID of the IPAddress of addr that Release is about to
-// delete: the one this allocator created, else the one the informer has.
+// delete: the one this allocator created, else the one its event source has.
 func (a *CIDRAllocator) releasing(addr netip.Addr) types.UID {
 	a.mu.Lock()
 	c, ok := a.created[keyOf(addr)]
@@ -653,7 +653,7 @@ func (a *CIDRAllocator) releasing(addr netip.Addr) types.UID {
 }
 
 // sweep drops reservations no request committed or released in time, and
-// forgets created and released objects the informer never reported.
+// forgets created and released objects its event source never reported.
 func (a *CIDRAllocator) sweep() {
 	now := a.clock.Now()
 	var expired []netip.Addr
