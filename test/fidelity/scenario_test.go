@@ -92,7 +92,7 @@ var steps = []step{
 	{"create-webhook-timeout-fail", func(ctx context.Context, r *run) { r.create(ctx, service("slow-create-fail", nil), false) }},
 	{"create-webhook-timeout-ignore", func(ctx context.Context, r *run) { r.create(ctx, service("slow-ignore", nil), false) }},
 	{"create-release-webhook-timeout-fail", func(ctx context.Context, r *run) { r.create(ctx, service("slow-delete-fail", nil), false) }},
-	{"create-cancelled-by-client", func(ctx context.Context, r *run) { r.createCancelled(ctx, service("slow-ignore-cancelled", nil)) }},
+	{"create-canceled-by-client", func(ctx context.Context, r *run) { r.createCanceled(ctx, service("slow-ignore-canceled", nil)) }},
 	{"etcd-after-creates", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-creates") }},
 	{"create-over-quota", func(ctx context.Context, r *run) { r.create(ctx, service("over-quota", nil), false) }},
 	{"delete-single", func(ctx context.Context, r *run) { r.delete(ctx, "single") }},
@@ -138,13 +138,13 @@ func (r *run) create(ctx context.Context, svc *corev1.Service, dryRun bool) {
 	r.record(action, got, err)
 }
 
-// createCancelled records a create of svc that the client cancels while the slow
+// createCanceled records a create of svc that the client cancels while the slow
 // webhook holds the admission of its IPAddress's create, and waits until the apiserver
 // finished the request: what it does after the client left is the step's too. The
 // request's audit event ends it, unless that event is the 504 the apiserver answers a
 // request it gave up on, while its handler still runs; then the handler's return, which
 // apiserver_request_post_timeout_total{source="rest-handler"} counts, does.
-func (r *run) createCancelled(ctx context.Context, svc *corev1.Service) {
+func (r *run) createCanceled(ctx context.Context, svc *corev1.Service) {
 	postTimeouts := r.postTimeouts(ctx)
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -160,7 +160,7 @@ func (r *run) createCancelled(ctx context.Context, svc *corev1.Service) {
 		r.t.Fatalf("the slow webhook never saw Service %s's IPAddress: %v", svc.Name, err)
 	}
 	cancel()
-	r.record("create Service "+svc.Name+" (cancelled)", nil, <-done)
+	r.record("create Service "+svc.Name+" (canceled)", nil, <-done)
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		e := r.audited(auditv1.StageResponseComplete, "create", "services", svc.Namespace, svc.Name)
 		switch {
