@@ -188,22 +188,20 @@ func (r *recorder) take() []admissionCall {
 
 // seenParent reports whether a call for an IPAddress of the Service parent arrived on phase.
 func (r *recorder) seenParent(phase, parent string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, c := range r.calls {
-		if c.phase == phase && ipAddressParent(c.request) == parent {
-			return true
-		}
-	}
-	return false
+	return r.seenWhere(phase, func(req *admissionv1.AdmissionRequest) bool { return ipAddressParent(req) == parent })
 }
 
 // seen reports whether a call for the named object arrived on phase.
 func (r *recorder) seen(phase, name string) bool {
+	return r.seenWhere(phase, func(req *admissionv1.AdmissionRequest) bool { return req.Name == name })
+}
+
+// seenWhere reports whether a call whose request matches arrived on phase.
+func (r *recorder) seenWhere(phase string, matches func(*admissionv1.AdmissionRequest) bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.calls {
-		if c.phase == phase && c.request.Name == name {
+		if c.phase == phase && matches(c.request) {
 			return true
 		}
 	}
