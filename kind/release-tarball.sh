@@ -44,7 +44,7 @@ echo "${K8S_VERSION}" >"${stage}/kubernetes/version"
 for name in kubeadm kubelet kubectl kube-controller-manager kube-scheduler kube-proxy; do
   cp "${NETFORK_KIND_BIN}/node/${name}" "${bin}/${name}"
 done
-cp "${NETFORK_OUTPUT}/bin/kube-apiserver" "${bin}/kube-apiserver"
+cp "${NETFORK_KIND_BIN}/netfork/kube-apiserver" "${bin}/kube-apiserver"
 for name in kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
   netfork::kind::save_as "netfork/kind-img-${name}:latest" "${bin}/${name}.tar" "registry.k8s.io/${name}-amd64:${K8S_VERSION}"
   echo "${K8S_VERSION}" >"${bin}/${name}.docker_tag"

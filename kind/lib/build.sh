@@ -43,10 +43,11 @@ netfork::kind::build_node() {
 # upstream's from the same module graph, stamped with upstream's version. Both are built as
 # make build and hack/bench-services.sh build them (cgo on, no -trimpath), so Go's build cache
 # from those serves here too; their images therefore carry the Debian rootfs for glibc.
+# netfork's is stripped, so it goes to a folder of its own, not make build's _output/bin.
 netfork::kind::build_apiservers() {
   mkdir -p "${NETFORK_KIND_BIN}/upstream"
-  WHAT=cmd/kube-apiserver GOLDFLAGS="-s -w" netfork::kind::warm_if "${NETFORK_OUTPUT}/bin/kube-apiserver" \
-    netfork::kind::heavy hack/build.sh
+  WHAT=cmd/kube-apiserver BIN_DIR="${NETFORK_KIND_BIN}/netfork" GOLDFLAGS="-s -w" \
+    netfork::kind::warm_if "${NETFORK_KIND_BIN}/netfork/kube-apiserver" netfork::kind::heavy hack/build.sh
   netfork::kind::warm_if "${NETFORK_KIND_BIN}/upstream/kube-apiserver" netfork::kind::heavy go build -o "${NETFORK_KIND_BIN}/upstream/kube-apiserver" \
     -ldflags "$(netfork::kind::upstream_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver
 }

@@ -126,7 +126,7 @@ netfork::kind::all_component_images() {
   netfork::version::get_vars
   netfork::kind::component_image kube-apiserver debian '["/usr/local/bin/kube-apiserver"]' \
     "$(netfork::kind::image_for kube-apiserver) $(netfork::kind::netfork_apiserver_image)" \
-    "${NETFORK_OUTPUT}/bin/kube-apiserver:/usr/local/bin/kube-apiserver"
+    "${b}/netfork/kube-apiserver:/usr/local/bin/kube-apiserver"
   netfork::kind::component_image upstream-kube-apiserver debian '["/usr/local/bin/kube-apiserver"]' \
     "$(netfork::kind::upstream_apiserver_image "${K8S_VERSION}")" "${b}/upstream/kube-apiserver:/usr/local/bin/kube-apiserver"
   netfork::kind::component_image kube-controller-manager debian '["/usr/local/bin/kube-controller-manager"]' \

@@ -53,7 +53,7 @@ netfork::kind::docker_can_run() {
 # netfork::kind::validate_gates fails on a --feature-gates value netfork's kube-apiserver
 # refuses (unknown gate, bad syntax), asking the binary itself as local-up does.
 netfork::kind::validate_gates() {
-  local gates="$1" bin="${NETFORK_OUTPUT}/bin/kube-apiserver" out
+  local gates="$1" bin="${NETFORK_KIND_BIN}/netfork/kube-apiserver" out
   [[ -n "${gates}" ]] || return 0
   [[ -x "${bin}" ]] || netfork::kind::die "${bin} does not exist to check --feature-gates: run make kind-image first"
   if ! out="$("${bin}" --feature-gates="${gates}" --version 2>&1)"; then
