@@ -108,8 +108,21 @@ args=(--cluster="${kubeconfig}" --topology="${topology}" --n="${n}" --workers="$
   --nodes="$(IFS=,; echo "${all_nodes[*]}")" --apiserver-endpoints="$(IFS=,; echo "${endpoints[*]}")" --output-dir="${out}")
 [[ "${topology}" == ha ]] && args+=(--dual-stack)
 
+# wait_controllers waits until kube-controller-manager works again after an apiserver switch,
+# which can make it lose its lease and restart: a probe Service gets its EndpointSlice.
+wait_controllers() {
+  local t0=${SECONDS}
+  "${kubectl[@]}" -n default create service clusterip bench-probe --tcp=80 >/dev/null
+  until [[ -n "$("${kubectl[@]}" -n default get endpointslices -l kubernetes.io/service-name=bench-probe -o name 2>/dev/null)" ]]; do
+    ((SECONDS - t0 < 180)) || netfork::kind::die "kube-controller-manager wrote no EndpointSlice for a probe Service within 180s"
+    sleep 2
+  done
+  "${kubectl[@]}" -n default delete service bench-probe >/dev/null
+}
+
 # Each measurement starts on freshly started apiservers of its kind, the first one too, and
-# on a cluster whose nodes are Ready and whose CoreDNS is available again.
+# on a cluster whose nodes are Ready, whose CoreDNS is available again and whose
+# kube-controller-manager writes EndpointSlices.
 status=0
 for ((round = 1; round <= rounds; round++)); do
   for apiserver in netfork upstream; do
@@ -117,6 +130,7 @@ for ((round = 1; round <= rounds; round++)); do
       netfork::kind::switch_apiserver "${node}" "${apiserver}"
     done
     netfork::kind::wait_ready "${kubectl[@]}"
+    wait_controllers
     netfork::log "round ${round}/${rounds}: ${apiserver}"
     "${bench}" "${args[@]}" --apiserver="${apiserver}" --round="${round}" >"${out}/table.txt" || status=$?
   done
