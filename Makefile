@@ -27,7 +27,8 @@ SHELL := /usr/bin/env bash
 #   GOTESTFLAGS test-*.sh: more go test flags
 #   NAME        kind-up/kind-down: cluster name (default netfork)
 #   TOPOLOGY    kind-up, test-e2e-kind, test-conformance: single, dual or ha;
-#               test-live-ranges: single or ha
+#               test-live-ranges, bench-kind: single or ha
+#   N, W, ROUNDS bench-kind: Services, client workers, rounds
 #   APISERVER   test-conformance: netfork (default) or upstream (the pinned release's)
 #   FOCUS       test-conformance: the specs, a ginkgo regexp (default '\[Conformance\]')
 #   SKIP        test-conformance: leave out the focused specs this ginkgo regexp matches
@@ -86,6 +87,10 @@ test-netns: build ## Run the netns e2e specs on 3 dual-stack apiservers in netwo
 .PHONY: bench
 bench: build ## Benchmark Service create/delete, netfork vs upstream (short; ARGS=--full for all).
 	hack/bench.sh $(ARGS)
+
+.PHONY: bench-kind
+bench-kind: ## Service churn on a kind cluster, netfork's apiserver vs upstream's on the same nodes: [TOPOLOGY=single|ha] [N=1000] [W=10] [ROUNDS=1].
+	kind/bench.sh --topology "$(or $(TOPOLOGY),single)" --n "$(or $(N),1000)" --workers "$(or $(W),10)" --rounds "$(or $(ROUNDS),1)" $(ARGS)
 
 .PHONY: lint
 lint: ## Run golangci-lint (pinned in hack/tools), go vet's analyzers included.

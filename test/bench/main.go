@@ -43,6 +43,18 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if code, ok := cmdutil.ParseFlags("bench-services", plan.Usage, args, stderr, o.Parse); !ok {
 		return code
 	}
+	if len(o.Cluster.Report) > 0 {
+		failed, err := report.ClusterReport(o.Cluster.Report, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench-services: --cluster-report: %v\n", err)
+			return 1
+		}
+		if failed > 0 {
+			fmt.Fprintf(stderr, "bench-services: %d of the measurements read failed (consistent=false)\n", failed)
+			return 1
+		}
+		return 0
+	}
 	if len(o.Report) > 0 {
 		failed, err := report.Report(o.Report, stdout)
 		if err != nil {
@@ -57,7 +69,11 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	failed, err := runner.Run(ctx, o, stdout, stderr)
+	run := runner.Run
+	if o.Cluster.On() {
+		run = runner.RunCluster
+	}
+	failed, err := run(ctx, o, stdout, stderr)
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "bench-services: interrupted; every apiserver and etcd it started is stopped")

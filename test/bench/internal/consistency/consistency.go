@@ -54,16 +54,10 @@ type Expectations struct {
 // TakeSnapshot lists Services and IPAddresses and reads the bitmaps.
 func TakeSnapshot(ctx context.Context, client kubernetes.Interface, bitmaps clustercheck.BitmapReader) (Snapshot, error) {
 	var s Snapshot
-	services, err := client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return s, fmt.Errorf("listing Services: %w", err)
+	if err := s.list(ctx, client); err != nil {
+		return s, err
 	}
-	s.Services = services.Items
-	addresses, err := client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return s, fmt.Errorf("listing IPAddresses: %w", err)
-	}
-	s.ipAddresses = addresses.Items
+	var err error
 	if s.clusterIPBitmap, err = bitmaps.ReadBitmap(ctx, clusterIPBitmapKey); err != nil {
 		return s, err
 	}
@@ -73,23 +67,45 @@ func TakeSnapshot(ctx context.Context, client kubernetes.Interface, bitmaps clus
 	return s, nil
 }
 
+// list lists every Service and IPAddress into s.
+func (s *Snapshot) list(ctx context.Context, client kubernetes.Interface) error {
+	services, err := client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing Services: %w", err)
+	}
+	s.Services = services.Items
+	addresses, err := client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing IPAddresses: %w", err)
+	}
+	s.ipAddresses = addresses.Items
+	return nil
+}
+
 // Check returns every way s falls short of e: missing or extra Services, Services without
 // their ClusterIP or NodePort, duplicate ClusterIPs or NodePorts, ClusterIPs without their
 // IPAddress, orphaned IPAddresses, and bitmaps that disagree with the Services; none means
 // the snapshot is consistent.
 func Check(s Snapshot, e Expectations) []string {
 	var p clustercheck.Problems
-	checkBenchServices(&p, s.Services, e)
-	clusterIPs := clustercheck.Holders(&p, s.Services, "ClusterIP", clustercheck.ServiceClusterIPs)
-	nodePorts := clustercheck.Holders(&p, s.Services, "NodePort", clustercheck.ServiceNodePorts)
-	if e.IPAddresses {
-		clustercheck.CheckIPAddresses(&p, s.ipAddresses, clusterIPs)
-	}
+	clusterIPs, nodePorts := checkServices(&p, s, e)
 	if e.ClusterIPBitmap {
 		clustercheck.CheckClusterIPBitmap(&p, clusterIPBitmapKey, s.clusterIPBitmap, clusterIPs)
 	}
 	clustercheck.CheckNodePortBitmap(&p, s.nodePortBitmap, nodePorts)
 	return p.Result()
+}
+
+// checkServices checks the Services and IPAddresses of s against e (what Check and
+// CheckCluster share) and returns who holds each ClusterIP and each NodePort.
+func checkServices(p *clustercheck.Problems, s Snapshot, e Expectations) (clusterIPs, nodePorts map[string]string) {
+	checkBenchServices(p, s.Services, e)
+	clusterIPs = clustercheck.Holders(p, s.Services, "ClusterIP", clustercheck.ServiceClusterIPs)
+	nodePorts = clustercheck.Holders(p, s.Services, "NodePort", clustercheck.ServiceNodePorts)
+	if e.IPAddresses {
+		clustercheck.CheckIPAddresses(p, s.ipAddresses, clusterIPs)
+	}
+	return clusterIPs, nodePorts
 }
 
 // checkBenchServices checks the bench namespace holds e.Services Services, each with

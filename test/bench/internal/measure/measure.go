@@ -117,7 +117,7 @@ func (m *run) createPhase() (func(), bool) {
 	wait := m.startProfile(plan.PhaseCreate)
 	cpuBefore, cpuErr := metrics.ReadCPU(cl)
 	phaseCtx, cancel := context.WithTimeout(ctx, o.PhaseTimeout)
-	create := workload.CreateServices(phaseCtx, cl.Clients(), spec.N, o.Workers, spec.CreatePace, c.Headless)
+	create := workload.CreateServices(phaseCtx, cl.Clients(), spec.N, o.Workers, spec.CreatePace, workload.Shape{Headless: c.Headless})
 	cancel()
 	r.CPUPerCreate, err = metrics.CPUPerService(cpuBefore, cpuErr, cl, spec.N)
 	if err != nil {

@@ -34,7 +34,9 @@ const Usage = `Usage: bench-services [flags]
 Creates and deletes N Services against each contender's kube-apiserver, each run on a
 fresh embedded etcd, and writes results.csv, results.json, chart.json and (with
 --chart-binary) latency.png to --output-dir. With --report it runs nothing: it reads
-earlier runs' results.json files and prints their targets table together.
+earlier runs' results.json files and prints their targets table together. With
+--cluster it measures a running cluster's apiserver once (kind/bench.sh), and with
+--cluster-report prints the table of such measurements.
 
 Flags:
 `
@@ -142,6 +144,9 @@ type Options struct {
 	// Report names results.json files of earlier runs to evaluate the targets over, together
 	// (e.g. a --full run and an --apiservers 3 run); nothing is run.
 	Report []string
+	// Cluster measures a running cluster instead of the matrix (--cluster), or prints the
+	// table of such measurements (--cluster-report).
+	Cluster ClusterOptions
 }
 
 // NewOptions returns the defaults `make bench` relies on.
@@ -189,6 +194,7 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.KeepData, "keep-data", o.KeepData, "keep each run's etcd data dir (several GiB for the bitmap contenders at 10k)")
 	fs.StringSliceVar(&o.Report, "report", o.Report, "results.json files of earlier runs: print the targets table of their runs together and run nothing")
 	fs.StringVar(&o.ChartBinary, "chart-binary", o.ChartBinary, "test/bench/chart binary that draws chart.json as latency.png (make bench builds it); empty writes chart.json only")
+	o.Cluster.addFlags(fs)
 }
 
 // Parse reads args into o, applies --full and validates the result.
@@ -199,6 +205,9 @@ func (o *Options) Parse(fs *pflag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.Cluster.On() {
+		return o.parseCluster(fs)
 	}
 	if len(o.Report) > 0 {
 		var runFlags []string

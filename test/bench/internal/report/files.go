@@ -59,16 +59,22 @@ func csvRecord(r result.Result) []string {
 
 // writeCSVTo writes the header and one row per result.
 func writeCSVTo(w io.Writer, results []result.Result) error {
+	rows := make([][]string, len(results))
+	for i, r := range results {
+		rows[i] = csvRecord(r)
+	}
+	return writeRows(w, csvHeader, rows)
+}
+
+// writeRows writes a CSV table: the header, then the rows.
+func writeRows(w io.Writer, header []string, rows [][]string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	for _, r := range results {
-		if err := cw.Write(csvRecord(r)); err != nil {
-			return err
-		}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
 	}
-	cw.Flush()
 	return cw.Error()
 }
 
@@ -80,10 +86,15 @@ func WriteCSV(path string, results []result.Result) error {
 
 // WriteJSON writes every measurement, including what the CSV leaves out.
 func WriteJSON(path string, results []result.Result) error {
+	return writeIndentedJSON(path, results)
+}
+
+// writeIndentedJSON replaces path with v as indented JSON.
+func writeIndentedJSON(path string, v any) error {
 	return writeFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(results)
+		return enc.Encode(v)
 	})
 }
 

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/test/bench/internal/ranges"
+	"github.com/netfork/netfork/test/bench/internal/stats"
 )
 
 // Namespace holds every Service the benchmark creates, so checks can tell them from the
@@ -40,6 +41,9 @@ const Namespace = "bench"
 type Phase struct {
 	// Latencies are the client-side durations of the calls that succeeded.
 	Latencies []time.Duration
+	// Ends are the times, since the phase started, at which each call ended, failed
+	// ones included, in no particular order: what Curve reads.
+	Ends []time.Duration
 	// elapsed runs from the first call's start to the last call's end.
 	elapsed time.Duration
 	// Failures counts calls that returned an error; FirstFailure is the first of them.
@@ -53,6 +57,14 @@ func (p Phase) PerSecond(n int) float64 {
 		return 0
 	}
 	return float64(n) / p.elapsed.Seconds()
+}
+
+// curveParts is how many shares of its calls a phase's rate curve has: one per 10%.
+const curveParts = 10
+
+// Curve is the phase's rate in each tenth of its calls, per second (stats.RateCurve).
+func (p Phase) Curve() []float64 {
+	return stats.RateCurve(p.Ends, curveParts)
 }
 
 // runPhase calls op for 0..n-1 from workers goroutines, passing the worker's number, and
@@ -74,6 +86,7 @@ func runPhase(ctx context.Context, n, workers int, pace float64, op func(ctx con
 			for i := range indexes {
 				callStart := time.Now()
 				err := op(ctx, w, i)
+				r.Ends = append(r.Ends, time.Since(start))
 				if err != nil {
 					r.Failures++
 					if r.FirstFailure == nil {
@@ -101,6 +114,7 @@ feed:
 	total := Phase{elapsed: time.Since(start)}
 	for _, r := range results {
 		total.Latencies = append(total.Latencies, r.Latencies...)
+		total.Ends = append(total.Ends, r.Ends...)
 		total.Failures += r.Failures
 		if total.FirstFailure == nil {
 			total.FirstFailure = r.FirstFailure
@@ -117,6 +131,15 @@ func serviceName(i int) string {
 	return fmt.Sprintf("svc-%06d", i)
 }
 
+// Shape says what kind of Services a run creates.
+type Shape struct {
+	// Headless Services (the floor) have no ClusterIP and no NodePort.
+	Headless bool
+	// DualStack makes every third Service PreferDualStack, for a dual-stack cluster: a
+	// ClusterIP of each family, so two IPAddresses, for those.
+	DualStack bool
+}
+
 // isNodePort says whether the i-th Service is a NodePort Service: every other one until
 // ranges.MaxNodePorts are, so that up to 2*MaxNodePorts Services half are NodePorts and
 // beyond that the rest are ClusterIP Services.
@@ -126,7 +149,8 @@ func isNodePort(i int, headless bool) bool {
 
 // benchService is the i-th Service: one TCP port, ClusterIP or NodePort (isNodePort), or
 // headless for the floor; it asks for no particular address, so the allocator chooses.
-func benchService(i int, headless bool) *corev1.Service {
+func benchService(i int, shape Shape) *corev1.Service {
+	headless := shape.Headless
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: serviceName(i), Namespace: Namespace},
 		Spec: corev1.ServiceSpec{
@@ -143,14 +167,18 @@ func benchService(i int, headless bool) *corev1.Service {
 	if isNodePort(i, headless) {
 		svc.Spec.Type = corev1.ServiceTypeNodePort
 	}
+	if shape.DualStack && !headless && i%3 == 2 {
+		policy := corev1.IPFamilyPolicyPreferDualStack
+		svc.Spec.IPFamilyPolicy = &policy
+	}
 	return svc
 }
 
 // CreateServices creates n Services, worker w through clients[w mod len(clients)], at
 // most pace per second when pace is positive, and measures each call.
-func CreateServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, pace float64, headless bool) Phase {
+func CreateServices(ctx context.Context, clients []kubernetes.Interface, n, workers int, pace float64, shape Shape) Phase {
 	return runPhase(ctx, n, workers, pace, func(ctx context.Context, w, i int) error {
-		_, err := clients[w%len(clients)].CoreV1().Services(Namespace).Create(ctx, benchService(i, headless), metav1.CreateOptions{})
+		_, err := clients[w%len(clients)].CoreV1().Services(Namespace).Create(ctx, benchService(i, shape), metav1.CreateOptions{})
 		return err
 	})
 }

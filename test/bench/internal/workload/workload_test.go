@@ -18,6 +18,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestNodePortsStopAtHalfTheRange(t *testing.T) {
 	count := func(n int, headless bool) int {
 		c := 0
 		for i := range n {
-			if benchService(i, headless).Spec.Type == "NodePort" {
+			if benchService(i, Shape{Headless: headless}).Spec.Type == "NodePort" {
 				c++
 			}
 		}
@@ -87,5 +88,35 @@ func TestPerSecondCountsEveryCall(t *testing.T) {
 	}
 	if got := (Phase{}).PerSecond(20); got != 0 {
 		t.Errorf("PerSecond of an empty phase = %v, want 0", got)
+	}
+}
+
+func TestDualStackShapeMakesEveryThirdServicePreferDualStack(t *testing.T) {
+	dual := 0
+	for i := range 30 {
+		if benchService(i, Shape{DualStack: true}).Spec.IPFamilyPolicy != nil {
+			dual++
+		}
+		if benchService(i, Shape{}).Spec.IPFamilyPolicy != nil || benchService(i, Shape{Headless: true, DualStack: true}).Spec.IPFamilyPolicy != nil {
+			t.Fatalf("Service %d asks for a family policy without DualStack, or headless", i)
+		}
+	}
+	if dual != 10 {
+		t.Errorf("%d of 30 Services are PreferDualStack, want 10", dual)
+	}
+}
+
+func TestRunPhaseRecordsEveryCallsEnd(t *testing.T) {
+	p := runPhase(context.Background(), 20, 3, 0, func(_ context.Context, _, i int) error {
+		if i%4 == 0 {
+			return errors.New("planted")
+		}
+		return nil
+	})
+	if len(p.Ends) != 20 || len(p.Latencies) != 15 {
+		t.Fatalf("%d ends and %d latencies for 20 calls of which 5 failed; want 20 and 15", len(p.Ends), len(p.Latencies))
+	}
+	if curve := p.Curve(); len(curve) != 10 {
+		t.Errorf("the curve of 20 calls has %d parts, want 10", len(curve))
 	}
 }
