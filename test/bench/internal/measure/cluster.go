@@ -51,13 +51,13 @@ type clusterRun struct {
 	r       *result.ClusterResult
 }
 
-// MeasureCluster measures the apiserver a running cluster's control planes serve: N
+// Cluster measures the apiserver a running cluster's control planes serve: N
 // Services created by W workers through the cluster's endpoint, checked, deleted and
 // checked again, each phase's components' CPU time read from the nodes around it and its
 // checks, the apiservers' restarts and readiness flaps over the whole measurement. It
 // leaves the cluster without the bench namespace. Whatever goes wrong is recorded in the
 // result, which is then not consistent.
-func MeasureCluster(ctx context.Context, o *plan.Options, log io.Writer) (r result.ClusterResult) {
+func Cluster(ctx context.Context, o *plan.Options, log io.Writer) (r result.ClusterResult) {
 	c := o.Cluster
 	r = result.ClusterResult{APIServer: c.APIServer, Topology: c.Topology, N: o.Ns[0], Workers: o.Workers, Round: c.Round, Started: time.Now()}
 	defer r.Finish()

@@ -37,7 +37,7 @@ func RunCluster(ctx context.Context, o *plan.Options, stdout, stderr io.Writer) 
 	c := o.Cluster
 	fmt.Fprintf(stderr, "bench-services: %s on %s, round %d: %d Services, %d workers, %d node(s), %d apiserver endpoint(s)\n",
 		c.APIServer, c.Topology, c.Round, o.Ns[0], o.Workers, len(c.Nodes), len(c.Endpoints))
-	r := measure.MeasureCluster(ctx, o, stderr)
+	r := measure.Cluster(ctx, o, stderr)
 	if ctx.Err() != nil {
 		return 1, ctx.Err() // An interrupted measurement is not kept.
 	}
