@@ -16,8 +16,8 @@
 # build.sh builds netfork's commands into _output/bin with the version stamped in, so that
 # `kube-apiserver --version` and /version report the upstream release netfork is built on.
 # WHAT="cmd/local-up" builds only the listed command directories (space-separated);
-# BIN_DIR writes them elsewhere than _output/bin (the kind image's stripped apiserver does, so
-# that the two builds never overwrite each other's binary and relink it on every switch).
+# NETFORK_BIN_DIR writes them elsewhere than _output/bin (the kind image's stripped apiserver
+# does, so that the two builds never overwrite each other's binary and relink it each time).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/init.sh"
 source "${NETFORK_ROOT}/hack/lib/version.sh"
 
@@ -35,7 +35,7 @@ done
 
 netfork::version::get_vars
 netfork::log "version ${NETFORK_GIT_VERSION}, commit ${NETFORK_GIT_COMMIT:-unknown} (${NETFORK_GIT_TREE_STATE:-unknown})"
-bin_dir="${BIN_DIR:-${NETFORK_OUTPUT}/bin}"
+bin_dir="${NETFORK_BIN_DIR:-${NETFORK_OUTPUT}/bin}"
 mkdir -p "${bin_dir}"
 # The trailing slash makes go build write one binary per package, named after its directory.
 netfork::run go build -o "${bin_dir}/" \

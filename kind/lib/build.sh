@@ -46,7 +46,7 @@ netfork::kind::build_node() {
 # netfork's is stripped, so it goes to a folder of its own, not make build's _output/bin.
 netfork::kind::build_apiservers() {
   mkdir -p "${NETFORK_KIND_BIN}/upstream"
-  WHAT=cmd/kube-apiserver BIN_DIR="${NETFORK_KIND_BIN}/netfork" GOLDFLAGS="-s -w" \
+  WHAT=cmd/kube-apiserver NETFORK_BIN_DIR="${NETFORK_KIND_BIN}/netfork" GOLDFLAGS="-s -w" \
     netfork::kind::warm_if "${NETFORK_KIND_BIN}/netfork/kube-apiserver" netfork::kind::heavy hack/build.sh
   netfork::kind::warm_if "${NETFORK_KIND_BIN}/upstream/kube-apiserver" netfork::kind::heavy go build -o "${NETFORK_KIND_BIN}/upstream/kube-apiserver" \
     -ldflags "$(netfork::kind::upstream_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver
