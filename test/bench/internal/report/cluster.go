@@ -17,13 +17,11 @@ limitations under the License.
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,15 +86,7 @@ func AppendClusterResult(jsonPath, csvPath string, r result.ClusterResult) ([]re
 
 // readClusterResults reads a cluster-results.json.
 func readClusterResults(path string) ([]result.ClusterResult, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var results []result.ClusterResult
-	if err := json.Unmarshal(data, &results); err != nil {
-		return nil, fmt.Errorf("%s is not a cluster-results.json of bench-services: %w", path, err)
-	}
-	return results, nil
+	return readJSONList[result.ClusterResult](path, "cluster-results.json")
 }
 
 // ClusterReport prints the table of the measurements in the cluster-results.json files at

@@ -98,15 +98,25 @@ func writeIndentedJSON(path string, v any) error {
 	})
 }
 
-// readResults reads a results.json that WriteJSON wrote.
-func readResults(path string) ([]result.Result, error) {
+// readJSONList reads a JSON list bench-services wrote to path; name is the file's kind,
+// for the error when it is not one (e.g. results.json).
+func readJSONList[T any](path, name string) ([]T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var results []result.Result
-	if err := json.Unmarshal(data, &results); err != nil {
-		return nil, fmt.Errorf("%s is not a results.json of bench-services: %w", path, err)
+	var list []T
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%s is not a %s of bench-services: %w", path, name, err)
+	}
+	return list, nil
+}
+
+// readResults reads a results.json that WriteJSON wrote.
+func readResults(path string) ([]result.Result, error) {
+	results, err := readJSONList[result.Result](path, "results.json")
+	if err != nil {
+		return nil, err
 	}
 	if len(results) == 0 {
 		return nil, fmt.Errorf("%s holds no run", path)
