@@ -22,7 +22,8 @@
 #   kind    the kind path: node image, clusters and their firewall rule (debootstrap for
 #           the Debian rootfs; jq for image archives and daemon.json; gcc and libc6-dev for
 #           cgo and the static pause binary; pkgconf and libseccomp-dev for runc's seccomp;
-#           iptables for the containment rule)
+#           iptables for the containment rule; openssl reads a node's serving certificate
+#           when a test rolls its Service range)
 #   netns   network-namespace hosts for make test-netns (iproute2)
 # Usage: hack/install-deps.sh GROUP... It runs apt-get (through sudo when not root) only when
 # something is missing, and apt-get update once, first.
@@ -37,7 +38,7 @@ packages_of() {
     verify) echo shellcheck:shellcheck ;;
     kind)
       echo debootstrap:debootstrap jq:jq gcc:gcc libc6-dev:/usr/include/stdio.h \
-        pkgconf:pkg-config libseccomp-dev:/usr/include/seccomp.h iptables:iptables
+        pkgconf:pkg-config libseccomp-dev:/usr/include/seccomp.h iptables:iptables openssl:openssl
       ;;
     netns) echo iproute2:ip ;;
     *)

@@ -20,11 +20,20 @@
 #   e2e-hook.sh count         print the number of apiservers (control-plane nodes)
 #   e2e-hook.sh stop INDEX    stop apiserver INDEX (0-based, kind's node order); returns once it exited
 #   e2e-hook.sh start INDEX   start it again; returns once its /readyz is ok
+#   e2e-hook.sh service-range INDEX CIDRS
+#                             roll control plane INDEX to the Service range CIDRS (CIDR[,CIDR]):
+#                             serving certificate, kube-apiserver and kube-controller-manager
+#                             flags (lib/ranges.sh); returns once its /readyz is ok
+#   e2e-hook.sh nodes         print every node's name, control planes first
+#   e2e-hook.sh kubelet-config NODE
+#                             rewrite NODE's kubelet configuration from kubeadm's kubelet-config
+#                             ConfigMap and restart kubelet; returns once it is healthy
 # NETFORK_KIND_NAME names the cluster (default netfork).
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
 source "${NETFORK_ROOT}/kind/lib/common.sh"
 source "${NETFORK_ROOT}/kind/lib/network.sh"
 source "${NETFORK_ROOT}/kind/lib/cluster.sh"
+source "${NETFORK_ROOT}/kind/lib/ranges.sh"
 
 name="${NETFORK_KIND_NAME:-netfork}"
 mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
@@ -61,7 +70,25 @@ case "${1:-}" in
     netfork::kind::wait_apiserver "${node}" ""
     netfork::log "${node}: kube-apiserver ready"
     ;;
+  service-range)
+    node="$(node_at "${2:-}")"
+    [[ -n "${3:-}" ]] || netfork::kind::die "service-range ${2:-}: which CIDRS?"
+    start=${SECONDS}
+    netfork::kind::set_service_range "${node}" "$3"
+    netfork::log "${node}: serving ${3} after $((SECONDS - start))s"
+    ;;
+  nodes)
+    printf '%s\n' "${nodes[@]}"
+    netfork::kind::nodes "${name}" worker
+    ;;
+  kubelet-config)
+    if [[ -z "${2:-}" ]] || ! docker ps --format '{{.Names}}' --filter "label=io.x-k8s.kind.cluster=${name}" | grep -qx -- "$2"; then
+      netfork::kind::die "kubelet-config ${2:-}: not a running node of cluster ${name}"
+    fi
+    netfork::kind::reload_kubelet_config "$2"
+    netfork::log "$2: kubelet restarted with kubeadm's kubelet-config"
+    ;;
   *)
-    netfork::kind::die "usage: e2e-hook.sh count | stop INDEX | start INDEX"
+    netfork::kind::die "usage: e2e-hook.sh count | stop INDEX | start INDEX | service-range INDEX CIDRS | nodes | kubelet-config NODE"
     ;;
 esac

@@ -14,14 +14,17 @@
 # limitations under the License.
 
 # live-ranges.sh (make test-live-ranges) runs test/e2e's [Feature:LiveRanges] specs, which
-# change a running cluster's Service ranges under a probe workload: node image (cached) ->
-# a fresh contained cluster whose IPv4 Service range is a /24, so that its Services fill it
-# -> the specs -> logs exported on failure -> cluster deleted, always, Ctrl-C included.
+# change a running cluster's Service ranges under a probe workload (expand, a renumber rolled
+# back, a renumber to the end with kubectl servicecidr): node image (cached) and the plugin ->
+# a fresh contained cluster whose IPv4 Service range is a /24 (a /21 above 200 Services), so
+# that its Services fill it -> the specs, which roll the nodes through kind/e2e-hook.sh ->
+# logs exported on failure -> cluster deleted, always, Ctrl-C included.
 #   --topology T     single | ha (default single); ha runs its apiservers with
 #                    DualStackAPIServer=true, the Services' creates go through kind's load balancer
 #   --name NAME      cluster name (default netfork-live)
-#   --services N     Services the probes reach by name (default 100)
+#   --services N     Services the probes reach by name (default 100, at most 1000)
 #   --keep           leave the cluster up afterwards (make kind-down NAME=... deletes it)
+# GINKGO_FOCUS=REGEXP runs only the specs it matches, e.g. GINKGO_FOCUS=renumbers.
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
 source "${NETFORK_ROOT}/kind/lib/common.sh"
 source "${NETFORK_ROOT}/kind/lib/build.sh"
@@ -51,16 +54,20 @@ case "${topology}" in
   single | ha) ;;
   *) netfork::kind::die "--topology ${topology}: want single or ha" ;;
 esac
-# a /24 holds 253 ClusterIPs besides the kubernetes Service's; the fill needs some left over
-if ! [[ "${services}" =~ ^[0-9]+$ ]] || ((services < 10 || services > 200)); then
-  netfork::kind::die "--services ${services}: want 10 to 200 (the cluster's Service range is a /24)"
+# a /24 holds 253 ClusterIPs besides the kubernetes Service's and a /21 2045; the fill needs
+# some left over, and a renumber's record holds at most about a thousand Services
+if ! [[ "${services}" =~ ^[0-9]+$ ]] || ((services < 10 || services > 1000)); then
+  netfork::kind::die "--services ${services}: want 10 to 1000"
 fi
+service_bits=24
+((services > 200)) && service_bits=21
 
 start=${SECONDS}
 "${NETFORK_ROOT}/kind/image.sh"
+WHAT=cmd/kubectl-servicecidr "${NETFORK_ROOT}/hack/build.sh"
 image_done=${SECONDS}
 
-up_args=(--name "${name}" --topology "${topology}" --service-bits 24)
+up_args=(--name "${name}" --topology "${topology}" --service-bits "${service_bits}")
 [[ "${topology}" == ha ]] && up_args+=(--feature-gates DualStackAPIServer=true)
 netfork::kind::delete_on_exit "${name}" "${NETFORK_KIND_OUTPUT}/logs/${name}-$(date +%Y%m%d-%H%M%S)" "${keep}"
 "${NETFORK_ROOT}/kind/up.sh" "${up_args[@]}"
@@ -69,8 +76,11 @@ up_done=${SECONDS}
 status=0
 # KUBECONFIG is the suite's alone: the exit trap's down.sh must see the user's, to remove the
 # context up.sh merged there. -v: ginkgo's per-spec report and the specs' measurements.
+# The hook rolls the nodes; the renumber specs run the plugin make build writes.
 KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" GOFLAGS="${GOFLAGS:+${GOFLAGS} }-v" \
-  NETFORK_E2E_LIVE_RANGES="${services}" GINKGO_LABEL_FILTER=live-ranges TIMEOUT=40m \
+  NETFORK_E2E_HOOK="${NETFORK_ROOT}/kind/e2e-hook.sh" NETFORK_KIND_NAME="${name}" \
+  NETFORK_E2E_SERVICECIDR="${NETFORK_OUTPUT}/bin/kubectl-servicecidr" \
+  NETFORK_E2E_LIVE_RANGES="${services}" GINKGO_LABEL_FILTER=live-ranges TIMEOUT=90m \
   "${NETFORK_ROOT}/hack/test-e2e.sh" || status=$?
 netfork::log "image $((image_done - start))s, cluster $((up_done - image_done))s, specs $((SECONDS - up_done))s, total $((SECONDS - start))s (${topology})"
 exit "${status}"

@@ -127,16 +127,6 @@ netfork::kind::runtime_config_yaml() {
   done
 }
 
-# netfork::kind::first_ip prints the first address of an IPv4 /N or IPv6 /N range (.1, ::1).
-netfork::kind::first_ip() {
-  local base="${1%/*}"
-  if [[ "${base}" == *:* ]]; then
-    echo "${base%::}::1"
-  else
-    echo "${base%.*}.$((${base##*.} + 1))"
-  fi
-}
-
 # netfork::kind::nodes prints cluster $1's node containers with role $2 (control-plane or
 # worker), in kind's order (name sort: control-plane, control-plane2, ...).
 netfork::kind::nodes() {
