@@ -18,7 +18,6 @@ package kubernetesbridge
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,6 +34,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/handlers"
 )
 
 const (
@@ -61,9 +62,7 @@ type Controller struct {
 	services corev1listers.ServiceLister
 	slices   discoveryv1listers.EndpointSliceLister
 	queue    workqueue.TypedRateLimitingInterface[string]
-
-	informers     []cache.SharedIndexInformer
-	registrations []cache.ResourceEventHandlerRegistration
+	handlers handlers.Set
 }
 
 // New returns a controller fed by the Service and EndpointSlice informers.
@@ -79,32 +78,23 @@ func New(client kubernetes.Interface, services corev1informers.ServiceInformer, 
 		),
 	}
 	for _, h := range []struct {
-		informer cache.SharedIndexInformer
-		on       func(any)
+		source handlers.Source
+		on     func(any)
 	}{
 		{services.Informer(), c.onService},
 		{slices.Informer(), c.onSlice},
 	} {
-		reg, err := h.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		err := c.handlers.Add(h.source, cache.ResourceEventHandlerFuncs{
 			AddFunc: h.on,
 			// both: an object that stops matching must be seen too
 			UpdateFunc: func(old, cur any) { h.on(old); h.on(cur) },
 			DeleteFunc: h.on,
 		})
 		if err != nil {
-			c.unregister()
 			return nil, err
 		}
-		c.informers = append(c.informers, h.informer)
-		c.registrations = append(c.registrations, reg)
 	}
 	return c, nil
-}
-
-func (c *Controller) unregister() {
-	for i, r := range c.registrations {
-		_ = c.informers[i].RemoveEventHandler(r)
-	}
 }
 
 // Run syncs until ctx ends, then unregisters the controller from its informers.
@@ -113,22 +103,8 @@ func (c *Controller) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName(ControllerName)
 	ctx = klog.NewContext(ctx, logger)
 	logger.Info("Starting")
-	var wg sync.WaitGroup
-	defer func() {
-		logger.Info("Shutting down")
-		c.queue.ShutDown()
-		wg.Wait()
-		c.unregister()
-	}()
-	synced := make([]cache.InformerSynced, 0, len(c.registrations))
-	for _, r := range c.registrations {
-		synced = append(synced, r.HasSynced)
-	}
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
-		return
-	}
-	wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
-	<-ctx.Done()
+	defer logger.Info("Shutting down")
+	c.handlers.Run(ctx, c.queue.ShutDown, func(ctx context.Context) { wait.UntilWithContext(ctx, c.worker, time.Second) })
 }
 
 func unwrap(obj any) metav1.Object {
