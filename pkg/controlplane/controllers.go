@@ -29,6 +29,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
+	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrusage"
 	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
@@ -115,28 +116,34 @@ func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserve
 
 // ServiceCIDRControllerHookName is netfork's: upstream runs the ServiceCIDR
 // deletion controller in kube-controller-manager. ServiceCIDRUsageHookName
-// takes its place when only the usage controller runs.
+// takes its place when the deletion controller is off (the usage and
+// kubernetes-bridge controllers still run).
 const (
 	ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
 	ServiceCIDRUsageHookName      = "start-service-cidr-usage-controller"
 )
 
 // addServiceCIDRController is the one place netfork's ServiceCIDR deletion
-// and usage controllers are built. One apiserver at a time runs them, elected
-// on a Lease, only with MultiCIDRServiceAllocator; the deletion controller
-// unless --enable-servicecidr-controller=false, the usage controller always,
-// as kube-controller-manager has none.
+// and usage controllers and the kubernetes-bridge controller are built. One
+// apiserver at a time runs them, elected on a Lease, only with
+// MultiCIDRServiceAllocator; the deletion controller unless
+// --enable-servicecidr-controller=false, the usage controller always, as
+// kube-controller-manager has none, and the bridge controller always, with
+// either kubernetes-Service controller (DualStackAPIServer on or off).
 func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.GenericAPIServer, client kubernetes.Interface) error {
 	if !c.FeatureGate.Enabled(features.MultiCIDRServiceAllocator) {
 		return nil
 	}
-	networking := c.Upstream.ControlPlane.Extra.VersionedInformers.Networking().V1()
-	cidrs, ips := networking.ServiceCIDRs(), c.ipAddresses
+	informers := c.Upstream.ControlPlane.VersionedInformers
+	cidrs, ips := informers.Networking().V1().ServiceCIDRs(), c.ipAddresses
+	services, slices := informers.Core().V1().Services(), informers.Discovery().V1().EndpointSlices()
 	if ips == nil {
 		return fmt.Errorf("the ServiceCIDR controllers have no IPAddress index: StorageProviders builds it")
 	}
-	// ask for the informer now, so that the factory starts it with the others
+	// ask for the informers now, so that the factory starts them with the others
 	cidrs.Informer()
+	services.Informer()
+	slices.Informer()
 	var opts []servicecidrs.Option
 	if d := c.ServiceCIDRController.DeletionGracePeriod; d > 0 {
 		opts = append(opts, servicecidrs.WithDeletionGracePeriod(d))
@@ -144,10 +151,7 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 	election := &servicecidrs.LeaderElection{Identity: c.Upstream.ControlPlane.Generic.APIServerID}
 	deletion, usage := !c.ServiceCIDRController.Disabled, c.clusterIPUsage != nil
 	hook := ServiceCIDRControllerHookName
-	switch {
-	case !deletion && !usage:
-		return nil
-	case !deletion:
+	if !deletion {
 		hook = ServiceCIDRUsageHookName
 	}
 
@@ -171,6 +175,11 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 					} else {
 						wg.Go(func() { ctrl.Run(ctx, 1) })
 					}
+				}
+				if ctrl, err := kubernetesbridge.New(client, services, slices); err != nil {
+					logger.Error(err, "Building the kubernetes-bridge controller")
+				} else {
+					wg.Go(func() { ctrl.Run(ctx) })
 				}
 				wg.Wait()
 			})

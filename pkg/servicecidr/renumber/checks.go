@@ -25,6 +25,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 )
@@ -97,6 +98,15 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 			if b := c.service(svc.Namespace, bridgeName(svc.Name)); b != nil && b.Labels[BridgeLabel] != svc.Name {
 				taken = append(taken, b.Namespace+"/"+b.Name)
 			}
+		}
+	}
+	current := st
+	if current == nil || current.Phase == PhaseFinished {
+		current = &State{}
+	}
+	if current.Kubernetes == nil && kubernetesAhead(c, current, to) != nil {
+		if b := c.service(metav1.NamespaceDefault, KubernetesBridgeName); b != nil && b.Labels[BridgeLabel] != kubernetesName {
+			taken = append(taken, b.Namespace+"/"+b.Name)
 		}
 	}
 	if len(taken) > 0 {

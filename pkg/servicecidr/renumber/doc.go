@@ -26,6 +26,14 @@ limitations under the License.
 // UID, metadata and the rest of its spec; the bridges keep old-address clients
 // working until Finish removes them.
 //
+// The `kubernetes` Service is the apiservers', who recreate it at their range's
+// first address and never move it: before the cut-over the renumber deletes
+// it and at once creates its bridge at the old address, and the apiservers'
+// kubernetes-bridge controller
+// (github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge)
+// gives that selectorless bridge their EndpointSlices, so pods holding the old
+// KUBERNETES_SERVICE_HOST keep reaching them.
+//
 // Every change is recorded first in one ConfigMap (kube-system/
 // servicecidr-renumber), and every step is derived again from the cluster and
 // that record, so a run killed at any point continues when run again.

@@ -56,6 +56,11 @@ func (r *Runner) Finish(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	if st.Kubernetes != nil {
+		if err := r.deleteBridge(ctx, st.Kubernetes); err != nil {
+			return nil, err
+		}
+	}
 	if st.Phase != PhaseFinished {
 		st.Phase = PhaseFinished
 		if err := r.store.save(ctx, st); err != nil {
@@ -70,7 +75,9 @@ func (r *Runner) Finish(ctx context.Context) ([]string, error) {
 
 // refuseOldPods refuses while pods created before the cut-over, not on the
 // host network, still run: they may hold old addresses (environment
-// variables, caches, open connections).
+// variables such as KUBERNETES_SERVICE_HOST, caches, open connections). The
+// record keeps the cut-over to the second, so a pod created in that second
+// counts too.
 func (r *Runner) refuseOldPods(ctx context.Context, st *State) error {
 	pods, err := r.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -81,7 +88,7 @@ func (r *Runner) refuseOldPods(ctx context.Context, st *State) error {
 		if p.Spec.HostNetwork || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		if st.CutOver != nil && p.CreationTimestamp.Before(st.CutOver) {
+		if st.CutOver != nil && !p.CreationTimestamp.After(st.CutOver.Time) {
 			old = append(old, p.Namespace+"/"+p.Name)
 		}
 	}
@@ -120,10 +127,9 @@ func (r *Runner) leftAfterFinish(ctx context.Context, st *State) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	from, _ := ParseRanges(strings.Join(st.From, ","))
 	to, _ := ParseRanges(strings.Join(st.To, ","))
 	var left []string
-	for _, l := range leftToOperator(c, from, to) {
+	for _, l := range leftToOperator(c, st, to) {
 		if !strings.HasPrefix(l, "restart kubelet") {
 			left = append(left, l)
 		}
@@ -143,55 +149,61 @@ func (r *Runner) leftAfterFinish(ctx context.Context, st *State) ([]string, erro
 
 // Rollback undoes a renumber before its cut-over: every recorded Service
 // goes back to its old addresses, its bridge is deleted, kubeadm's ConfigMaps
-// get their old values, the target ServiceCIDR and the record are deleted.
+// get their old values, the `kubernetes` Service goes back (once the
+// apiservers serve the old range again), the target ServiceCIDR and the record
+// are deleted. It returns what is left when the apiservers must be rolled back
+// first: the record stays, and rollback, run again, continues.
 // After the cut-over the old ServiceCIDR is being deleted and cannot take
 // addresses again; the way back is a renumber to the old range.
-func (r *Runner) Rollback(ctx context.Context) error {
+func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 	st, err := r.store.load(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case st == nil:
-		return ErrNoRenumber
+		return nil, ErrNoRenumber
 	case st.Phase != PhaseMoving && st.Phase != PhaseRollingBack:
-		return fmt.Errorf("the renumber is past its cut-over (phase %s): ServiceCIDR %s is being deleted and takes no address again; renumber back with --to %s once the apiservers serve it",
+		return nil, fmt.Errorf("the renumber is past its cut-over (phase %s): ServiceCIDR %s is being deleted and takes no address again; renumber back with --to %s once the apiservers serve it",
 			st.Phase, defaultServiceCIDRName, strings.Join(st.From, ","))
 	}
 	if st.Phase != PhaseRollingBack {
 		st.Phase = PhaseRollingBack
 		if err := r.store.save(ctx, st); err != nil {
-			return err
+			return nil, err
 		}
 		if err := r.step("recorded the rollback"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := len(st.Services) - 1; i >= 0; i-- {
 		if err := r.unmove(ctx, st, &st.Services[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := len(st.Configs) - 1; i >= 0; i-- {
 		c := st.Configs[i]
 		changed, err := r.setConfig(ctx, c.Name, c.Key, c.New, c.Old)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !changed {
 			continue
 		}
 		if err := r.step("ConfigMap %s/%s key %s: old value restored", metav1.NamespaceSystem, c.Name, c.Key); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	if left, err := r.unmoveKubernetes(ctx, st); err != nil || len(left) > 0 {
+		return left, err
+	}
 	if err := r.deleteTarget(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := r.store.remove(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	return r.step("rolled back: ConfigMap %s/%s deleted", StateNamespace, StateName)
+	return nil, r.step("rolled back: ConfigMap %s/%s deleted", StateNamespace, StateName)
 }
 
 // unmove takes one recorded Service back to its old addresses.

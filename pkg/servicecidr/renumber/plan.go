@@ -41,7 +41,9 @@ const (
 	ExternalName Disposition = "external-name"
 	// OtherRange means its ClusterIPs are outside the source range (another ServiceCIDR).
 	OtherRange Disposition = "other-range"
-	// KubernetesService means it is the apiservers' own, left to them.
+	// KubernetesService means it is the apiservers' `kubernetes` Service at an
+	// old address after the cut-over, when no bridge can take that address:
+	// left to the operator and the apiservers. Before the cut-over it moves.
 	KubernetesService Disposition = "left-to-apiservers"
 	// LoadBalancer means ExternalName would drop its load balancer; moved only with --include-load-balancers.
 	LoadBalancer Disposition = "load-balancer"
@@ -167,8 +169,12 @@ type Plan struct {
 	Phase    Phase            `json:"phase,omitempty"`
 	Services []PlannedService `json:"services"`
 	Steps    []string         `json:"steps"`
-	// LeftToOperator are what the tool cannot do: kubelet restarts, the `kubernetes` Service.
+	// LeftToOperator are what the tool cannot do: kubelet restarts, the target
+	// ServiceCIDR's end, the `kubernetes` Service when it is too late to move it.
 	LeftToOperator []string `json:"leftToOperator,omitempty"`
+	// Notes say what the plan checked beyond the refusals, or could not check:
+	// the apiserver's certificate.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // PlannedService is one Service and what happens to it.
@@ -208,6 +214,10 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 	for i := range c.services {
 		svc := &c.services[i]
 		ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: clusterIPs(svc)}
+		if isKubernetes(svc) {
+			pl.Services = append(pl.Services, plannedKubernetes(c, st, svc, to))
+			continue
+		}
 		rec := recorded[svc.Namespace+"/"+svc.Name]
 		if rec != nil && rec.UID == svc.UID {
 			ps.Disposition, ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = Move, rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
@@ -236,9 +246,36 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 		}
 		pl.Services = append(pl.Services, ps)
 	}
+	if rec := st.Kubernetes; rec != nil && c.service(rec.Namespace, rec.Name) == nil {
+		// deleted, not yet recreated by the apiservers
+		pl.Services = append(pl.Services, PlannedService{Namespace: rec.Namespace, Name: rec.Name, Type: string(rec.Spec.Type),
+			Disposition: Move, OldClusterIPs: rec.OldClusterIPs, NewClusterIPs: rec.NewClusterIPs, Bridge: rec.Bridge})
+	}
 	pl.Steps = planSteps(c, st, pl, from, to)
-	pl.LeftToOperator = leftToOperator(c, from, to)
+	pl.LeftToOperator = leftToOperator(c, st, to)
 	return pl, fresh, nil
+}
+
+// plannedKubernetes is what happens to the `kubernetes` Service svc: moved by
+// deleting it, its bridge taking its old addresses, while the apiservers
+// recreate it at the target's first addresses.
+func plannedKubernetes(c *cluster, st *State, svc *corev1.Service, to Ranges) PlannedService {
+	ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: clusterIPs(svc)}
+	switch rec := st.Kubernetes; {
+	case rec != nil:
+		ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
+		ps.Disposition = Move
+		if allIn(clusterIPs(svc), to) && c.service(rec.Namespace, rec.Bridge) != nil {
+			ps.Disposition = Moved
+		}
+	case allIn(clusterIPs(svc), to):
+		ps.Disposition = OtherRange
+	case st.CutOver != nil:
+		ps.Disposition = KubernetesService
+	default:
+		ps.Disposition, ps.NewClusterIPs, ps.Bridge = Move, kubernetesNewIPs(svc, to), KubernetesBridgeName
+	}
+	return ps
 }
 
 func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
@@ -255,7 +292,12 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 	oldGone := c.defaultCIDR == nil || c.defaultCIDR.DeletionTimestamp != nil || strings.Join(c.defaultCIDR.Spec.CIDRs, ",") != from.String()
 	add("%srecord the renumber %s -> %s in ConfigMap %s/%s before each change", done(st.Phase != ""), from, to, StateNamespace, StateName)
 	add("%screate ServiceCIDR %s with %s", done(c.target != nil && st.Phase != ""), TargetServiceCIDRName, to)
-	for _, ps := range pl.Services {
+	var kubernetes *PlannedService
+	for i, ps := range pl.Services {
+		if ps.Namespace == metav1.NamespaceDefault && ps.Name == kubernetesName {
+			kubernetes = &pl.Services[i]
+			continue
+		}
 		switch ps.Disposition {
 		case Move:
 			rec := ServiceRecord{Namespace: ps.Namespace, Name: ps.Name}
@@ -276,14 +318,18 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 	for _, u := range configUpdates(c, st, pl) {
 		add("ConfigMap %s/%s key %s: %s", metav1.NamespaceSystem, u.Name, u.Key, u.summary)
 	}
-	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while bridges and the `kubernetes` Service hold old addresses", done(st.Phase != "" && oldGone), defaultServiceCIDRName, from)
+	if k := kubernetes; k != nil && (k.Disposition == Move || k.Disposition == Moved) {
+		add("%sService %s/%s (the apiservers'): record it; delete it and at once create Service %s/%s at %s, which the apiservers' kubernetes-bridge controller gives their endpoints; wait until the apiservers recreate Service %s/%s at %s",
+			done(k.Disposition == Moved), k.Namespace, k.Name, k.Namespace, k.Bridge, strings.Join(k.OldClusterIPs, ","), k.Namespace, k.Name, strings.Join(k.NewClusterIPs, ","))
+	}
+	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while the bridges hold old addresses", done(st.Phase != "" && oldGone), defaultServiceCIDRName, from)
 	add("%smove every Service created in the old range meanwhile (no bridge after the cut-over)", done(past))
 	add("%sfinish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", done(st.Phase == PhaseFinished), TargetServiceCIDRName, defaultServiceCIDRName, to)
 	return steps
 }
 
 // leftToOperator lists what the renumber leaves to the operator and the apiservers.
-func leftToOperator(c *cluster, from, to Ranges) []string {
+func leftToOperator(c *cluster, st *State, to Ranges) []string {
 	var out []string
 	if c.kubelet != nil {
 		names := make([]string, 0, len(c.nodes))
@@ -292,20 +338,11 @@ func leftToOperator(c *cluster, from, to Ranges) []string {
 		}
 		out = append(out, fmt.Sprintf("restart kubelet on every node (%s): it reads clusterDNS only at start", strings.Join(names, ", ")))
 	}
-	if k := c.service(metav1.NamespaceDefault, "kubernetes"); k != nil {
-		for _, ip := range clusterIPs(k) {
-			if a, err := netip.ParseAddr(ip); err == nil && from.Contains(a) {
-				first := make([]string, 0, len(to))
-				for _, p := range to {
-					n, _ := atOffset(p, big.NewInt(1))
-					first = append(first, n.String())
-				}
-				out = append(out, fmt.Sprintf("Service default/kubernetes (at %s) is the apiservers': once no client uses %s, delete it and the apiservers recreate it at %s", strings.Join(clusterIPs(k), ","), ip, strings.Join(first, ",")))
-				break
-			}
-		}
+	// Too late to bridge: a renumber recorded past its cut-over without moving it.
+	if k := c.service(metav1.NamespaceDefault, kubernetesName); k != nil && st.Kubernetes == nil && st.CutOver != nil && !allIn(clusterIPs(k), to) {
+		out = append(out, fmt.Sprintf("Service default/kubernetes (at %s) is the apiservers': once no client uses its address, delete it and the apiservers recreate it at %s",
+			strings.Join(clusterIPs(k), ","), strings.Join(kubernetesNewIPs(k, to), ",")))
 	}
-	out = append(out, "roll every apiserver's certificates so their SANs name the `kubernetes` Service's new address")
 	return out
 }
 

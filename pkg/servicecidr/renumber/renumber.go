@@ -32,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // Options configure a Runner.
@@ -49,6 +50,13 @@ type Options struct {
 	AfterStep func(step string) error
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Config is the connection client was built from. The plan checks that
+	// the certificate the apiserver serves on it names the `kubernetes`
+	// Service's address in the target; nil skips the check, with a note.
+	Config *rest.Config
+	// KubernetesTimeout bounds each wait for the apiservers to recreate the
+	// `kubernetes` Service; defaultKubernetesTimeout when zero.
+	KubernetesTimeout time.Duration
 }
 
 // Runner plans, runs, finishes and rolls back a renumber.
@@ -56,6 +64,8 @@ type Runner struct {
 	client kubernetes.Interface
 	opts   Options
 	store  store
+	// notes are what prepare checked beyond the refusals, or could not, for the plan.
+	notes []string
 }
 
 // New returns a Runner acting through client.
@@ -65,6 +75,9 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.KubernetesTimeout <= 0 {
+		opts.KubernetesTimeout = defaultKubernetesTimeout
 	}
 	return &Runner{client: client, opts: opts, store: store{client: client}}
 }
@@ -112,6 +125,9 @@ func (r *Runner) prepare(ctx context.Context) (*cluster, *State, error) {
 	if err := refuseRecordSize(c, st, r.opts.IncludeLoadBalancers); err != nil {
 		return nil, nil, err
 	}
+	if r.notes, err = r.checkCertificate(ctx, kubernetesAhead(c, st, to), to); err != nil {
+		return nil, nil, err
+	}
 	return c, st, nil
 }
 
@@ -144,6 +160,9 @@ func (r *Runner) Plan(ctx context.Context) (*Plan, error) {
 		return nil, err
 	}
 	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	if pl != nil {
+		pl.Notes = r.notes
+	}
 	return pl, err
 }
 
@@ -177,6 +196,11 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 		if err := r.updateConfigs(ctx, st); err != nil {
 			return nil, err
 		}
+		// The cut-over time is taken after the `kubernetes` Service moved, so
+		// finish counts every pod holding its old KUBERNETES_SERVICE_HOST.
+		if err := r.moveKubernetes(ctx, st); err != nil {
+			return nil, err
+		}
 		st.Phase, st.CutOver = PhaseCutOver, &metav1.Time{Time: r.opts.Now()}
 		if err := r.store.save(ctx, st); err != nil {
 			return nil, err
@@ -203,6 +227,9 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 	}
 	if c, err = readCluster(ctx, r.client); err == nil {
 		pl, _, err = buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	}
+	if pl != nil {
+		pl.Notes = r.notes
 	}
 	return pl, err
 }
@@ -351,7 +378,25 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
 	}
-	b := &corev1.Service{
+	if _, err := svcs.Create(ctx, newBridge(rec), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
+			return fmt.Errorf("creating bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
+		}
+		// Refused for good (the old address taken in the moment it was free, a
+		// quota, an admission policy): the Service moves on without a bridge
+		// rather than wait as ExternalName.
+		fmt.Fprintf(r.opts.Log, "Service %s: no bridge at %s: %v\n", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
+		rec.Bridge = ""
+		return r.store.save(ctx, st)
+	}
+	return r.step("Service %s/%s: bridge created at %s", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
+}
+
+// newBridge is the bridge Service of rec at its old addresses, with its
+// selector (none for the `kubernetes` Service), ports without node ports, IP
+// families and session affinity.
+func newBridge(rec *ServiceRecord) *corev1.Service {
+	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: rec.Bridge, Namespace: rec.Namespace,
 			Labels: map[string]string{BridgeLabel: rec.Name},
@@ -369,18 +414,6 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 			PublishNotReadyAddresses: rec.Spec.PublishNotReadyAddresses,
 		},
 	}
-	if _, err := svcs.Create(ctx, b, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
-		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
-			return fmt.Errorf("creating bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
-		}
-		// Refused for good (the old address taken in the moment it was free, a
-		// quota, an admission policy): the Service moves on without a bridge
-		// rather than wait as ExternalName.
-		fmt.Fprintf(r.opts.Log, "Service %s: no bridge at %s: %v\n", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
-		rec.Bridge = ""
-		return r.store.save(ctx, st)
-	}
-	return r.step("Service %s/%s: bridge created at %s", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
 }
 
 // restore flips an ExternalName Service back to its recorded spec at ips;

@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
 )
 
 const (
@@ -40,7 +42,11 @@ const (
 	// FieldManager names the tool in managedFields and is its user agent.
 	FieldManager = "kubectl-servicecidr"
 	// BridgeLabel marks a bridge Service; its value is the moved Service's name.
-	BridgeLabel = "servicecidr.netfork.io/bridge-for"
+	// The apiservers' kubernetes-bridge controller gives the bridge of the
+	// `kubernetes` Service the apiservers' endpoints.
+	BridgeLabel = kubernetesbridge.BridgeLabel
+	// KubernetesBridgeName is the bridge of the `kubernetes` Service.
+	KubernetesBridgeName = kubernetesbridge.KubernetesService + "-renumber-bridge"
 	// defaultServiceCIDRName is the ServiceCIDR the apiservers keep from their flags.
 	defaultServiceCIDRName = "kubernetes"
 )
@@ -76,6 +82,11 @@ type State struct {
 	Services []ServiceRecord `json:"services,omitempty"`
 	// Configs holds the kubeadm ConfigMap values before the renumber changed them.
 	Configs []ConfigRecord `json:"configs,omitempty"`
+	// Kubernetes records the `kubernetes` Service before the renumber deleted
+	// it: its NewClusterIPs are where the apiservers recreate it, its Bridge
+	// keeps its old addresses. Written before the cut-over, which is recorded
+	// later, so finish counts every pod started before it moved.
+	Kubernetes *ServiceRecord `json:"kubernetes,omitempty"`
 }
 
 // ServiceRecord is one Service as it was before it moved.

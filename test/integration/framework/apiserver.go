@@ -64,7 +64,7 @@ func StartAPIServer(t *testing.T, opts ...Option) *APIServer {
 	o := newServerOptions(t, opts)
 
 	dir := t.TempDir()
-	creds := newCredentials(t, dir)
+	creds := newCredentials(t, dir, o.servingIPs)
 	s, fs := newServerRunOptions()
 
 	listener, err := listen(s, o.listenerFromFlags)

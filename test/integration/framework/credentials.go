@@ -31,11 +31,11 @@ type credentials struct {
 	pki.Paths
 }
 
-func newCredentials(t testing.TB, dir string) *credentials {
+func newCredentials(t testing.TB, dir string, extraIPs []net.IP) *credentials {
 	t.Helper()
 	sans := pki.DefaultServingSANs(
 		[]net.IP{netutils.ParseIPSloppy("10.96.0.1"), netutils.ParseIPSloppy("fd00:10:96::1")},
-		nil)
+		extraIPs)
 	p, err := pki.Ensure(dir, sans)
 	if err != nil {
 		t.Fatalf("framework: creating PKI in %s: %v", dir, err)

@@ -18,12 +18,14 @@ package framework
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"k8s.io/component-base/featuregate"
+	netutils "k8s.io/utils/net"
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 )
@@ -42,6 +44,8 @@ type serverOptions struct {
 	listenerFromFlags bool
 	// configure changes an in-process apiserver's configuration before it is completed.
 	configure []func(*app.Config)
+	// servingIPs are IP SANs the serving certificate names beside the defaults.
+	servingIPs []net.IP
 }
 
 // WithFlags appends kube-apiserver flags after the framework's defaults, so they override them.
@@ -79,6 +83,17 @@ func WithListenerFromFlags() Option {
 // apiservers run as processes ignore it.
 func WithConfig(configure func(*app.Config)) Option {
 	return func(o *serverOptions) { o.configure = append(o.configure, configure) }
+}
+
+// WithServingIPs adds IP SANs to the apiserver's serving certificate, which
+// names loopback and the default range's `kubernetes` Service addresses
+// (10.96.0.1, fd00:10:96::1) without it.
+func WithServingIPs(ips ...string) Option {
+	return func(o *serverOptions) {
+		for _, ip := range ips {
+			o.servingIPs = append(o.servingIPs, netutils.ParseIPSloppy(ip))
+		}
+	}
 }
 
 var prefixCounter atomic.Int64

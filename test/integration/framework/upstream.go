@@ -146,7 +146,7 @@ func startProcessAPIServer(t *testing.T, binary string, opts []Option) *APIServe
 	t.Helper()
 	o := newServerOptions(t, opts)
 	dir := t.TempDir()
-	creds := newCredentials(t, dir)
+	creds := newCredentials(t, dir, o.servingIPs)
 	port, err := freeLoopbackPort()
 	if err != nil {
 		t.Fatalf("framework: %v", err)

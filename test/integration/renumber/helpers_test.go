@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,6 +38,7 @@ import (
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
+	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -49,10 +51,30 @@ const (
 )
 
 // withTestGracePeriod shortens the ServiceCIDR deletion grace period (60 s,
-// no flag sets it) so a rolled-back target ServiceCIDR is gone in a second.
+// no flag sets it) so a rolled-back target ServiceCIDR is gone in a second,
+// and the endpoint reconcile interval (10 s), at which the apiserver recreates
+// a deleted `kubernetes` Service, to a second.
 var withTestGracePeriod = framework.WithConfig(func(c *app.Config) {
 	c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = time.Second
+	c.KubeAPIs.EndpointReconcilerConfig.Interval = time.Second
 })
+
+// advertised is the rolled apiservers' --advertise-address: the lease
+// reconciler publishes it in the `kubernetes` EndpointSlice (a loopback
+// address may not be an endpoint), for the bridge controller to copy.
+const advertised = "198.18.0.10"
+
+// startRolled starts an apiserver on prefix serving ranges, with the lease
+// endpoint reconciler, and a serving certificate that also names sans.
+func startRolled(t *testing.T, prefix, ranges string, sans ...string) *framework.APIServer {
+	t.Helper()
+	return framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod, framework.WithServingIPs(sans...),
+		framework.WithFlags("--service-cluster-ip-range="+ranges, "--endpoint-reconciler-type=lease", "--advertise-address="+advertised))
+}
+
+// targetSANs are the `kubernetes` Service's addresses in the target, which the
+// apiservers' certificates must name before a renumber.
+var targetSANs = []string{"10.200.0.1", "fd00:10:200::1"}
 
 // waitServiceCIDRGone waits until the ServiceCIDR name no longer exists.
 func waitServiceCIDRGone(ctx context.Context, t *testing.T, client kubernetes.Interface, name string) {
@@ -213,8 +235,7 @@ func rolledCluster(ctx context.Context, t *testing.T, services func(owner *corev
 	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
 	f := newFixture(ctx, t, old.Client, services)
 	old.Stop()
-	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod,
-		framework.WithFlags("--service-cluster-ip-range="+target))
+	s := startRolled(t, prefix, target, targetSANs...)
 	markRolled(ctx, t, s.Client, target)
 	f.client = s.Client
 	return s, f
@@ -246,6 +267,14 @@ type fixture struct {
 
 func newFixture(ctx context.Context, t *testing.T, client kubernetes.Interface, services func(owner *corev1.ConfigMap) []*corev1.Service) *fixture {
 	t.Helper()
+	// The renumber moves the kubernetes Service from the old range: it must be there before the apiserver rolls.
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		k, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && equalStrings(k.Spec.ClusterIPs, []string{"10.96.0.1"}), nil
+	})
+	if err != nil {
+		t.Fatalf("the apiserver did not create the kubernetes Service at 10.96.0.1: %v", err)
+	}
 	createNamespace(ctx, t, client, appsNS)
 	owner, err := client.CoreV1().ConfigMaps(metav1.NamespaceDefault).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -328,6 +357,11 @@ func snapshot(ctx context.Context, t *testing.T, client kubernetes.Interface, by
 	for i := range svcs.Items {
 		s := &svcs.Items[i]
 		out["service/"+s.Namespace+"/"+s.Name] = s.ResourceVersion
+		if byContent && s.Namespace == metav1.NamespaceDefault && s.Name == "kubernetes" {
+			// a rollback past its move has the apiservers recreate it: a new object at the old address
+			out["service/default/kubernetes"] = fmt.Sprint(s.Spec.ClusterIPs)
+			continue
+		}
 		if byContent {
 			shape, err := json.Marshal(shapeOf(s))
 			if err != nil {
@@ -341,6 +375,9 @@ func snapshot(ctx context.Context, t *testing.T, client kubernetes.Interface, by
 		t.Fatal(err)
 	}
 	for _, c := range cms.Items {
+		if c.Name == "extension-apiserver-authentication" {
+			continue // the apiserver's own, written at each start with its PKI
+		}
 		out["configmap/"+c.Name] = c.ResourceVersion
 		if byContent {
 			out["configmap/"+c.Name] = fmt.Sprint(c.Data)
@@ -381,4 +418,74 @@ func diffSnapshots(a, b map[string]string) []string {
 	}
 	sort.Strings(d)
 	return d
+}
+
+// endpointsByType describes the EndpointSlices of Service name (managed by
+// managedBy, when set) per address type: each endpoint with its conditions, and the ports.
+func endpointsByType(ctx context.Context, client kubernetes.Interface, name, managedBy string) (map[discoveryv1.AddressType]string, error) {
+	selector := discoveryv1.LabelServiceName + "=" + name
+	if managedBy != "" {
+		selector += "," + discoveryv1.LabelManagedBy + "=" + managedBy
+	}
+	l, err := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := map[discoveryv1.AddressType]string{}
+	for _, s := range l.Items {
+		var parts []string
+		for _, e := range s.Endpoints {
+			c := e.Conditions
+			parts = append(parts, fmt.Sprintf("%v ready=%v serving=%v terminating=%v", e.Addresses, ptr.Deref(c.Ready, false), ptr.Deref(c.Serving, false), ptr.Deref(c.Terminating, false)))
+		}
+		for _, p := range s.Ports {
+			parts = append(parts, fmt.Sprintf("port %s %d", ptr.Deref(p.Name, ""), ptr.Deref(p.Port, 0)))
+		}
+		out[s.AddressType] += strings.Join(parts, "; ")
+	}
+	return out, nil
+}
+
+// checkKubernetesMoved fails unless the kubernetes Service is at the target's
+// first address and its bridge holds oldIPs with the apiserver's endpoints,
+// copied by the apiserver's kubernetes-bridge controller; it returns the bridge.
+func checkKubernetesMoved(ctx context.Context, t *testing.T, client kubernetes.Interface, oldIPs []string) *corev1.Service {
+	t.Helper()
+	k, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil || !equalStrings(k.Spec.ClusterIPs, []string{"10.200.0.1"}) {
+		t.Fatalf("Service default/kubernetes after the renumber: %v, %v; want it at 10.200.0.1", k.Spec.ClusterIPs, err)
+	}
+	b, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, renumber.KubernetesBridgeName, metav1.GetOptions{})
+	if err != nil || b.Labels[renumber.BridgeLabel] != "kubernetes" || len(b.Spec.Selector) != 0 || !equalStrings(b.Spec.ClusterIPs, oldIPs) ||
+		len(b.Spec.Ports) != 1 || b.Spec.Ports[0].Port != 443 || b.Spec.Ports[0].Name != "https" {
+		t.Fatalf("bridge of the kubernetes Service: %+v, %v; want it selectorless at %v with port https 443", b, err, oldIPs)
+	}
+	var src, dst map[discoveryv1.AddressType]string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		if src, err = endpointsByType(ctx, client, "kubernetes", ""); err != nil {
+			return false, err
+		}
+		if dst, err = endpointsByType(ctx, client, b.Name, kubernetesbridge.ManagedBy); err != nil {
+			return false, err
+		}
+		return reflect.DeepEqual(src, dst) && strings.Contains(src[discoveryv1.AddressTypeIPv4], "["+advertised+"] ready=true"), nil
+	})
+	if err != nil {
+		t.Fatalf("the bridge's EndpointSlices %v, the kubernetes Service's %v: want the same, with %s ready", dst, src, advertised)
+	}
+	return b
+}
+
+// recordedState is the renumber's record.
+func recordedState(ctx context.Context, t *testing.T, client kubernetes.Interface) *renumber.State {
+	t.Helper()
+	cm, err := client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st renumber.State
+	if err := json.Unmarshal([]byte(cm.Data["state"]), &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
 }

@@ -121,6 +121,7 @@ func TestRenumberKilledAtEveryStep(t *testing.T) {
 		}
 	}
 	checkPhase(ctx, t, s.Client, renumber.PhaseRenumbered)
+	checkKubernetesMoved(ctx, t, s.Client, []string{"10.96.0.1"})
 	runKilled(ctx, t, f, renumber.Options{Force: true}, func(r *renumber.Runner) error {
 		_, err := r.Finish(ctx)
 		return err
@@ -158,12 +159,49 @@ func listBridges(ctx context.Context, t *testing.T, client kubernetes.Interface)
 
 // TestRollbackAfterEachPhase stops the renumber at several points before its
 // cut-over, rolls it back (killed after every change and run again) and checks
-// the cluster is as it was; after the cut-over rollback refuses.
+// the cluster is as it was; after the cut-over rollback refuses. Once the
+// kubernetes Service has been deleted, rollback leaves it (and its bridge) and
+// says so until the apiserver is rolled back to the old range.
 func TestRollbackAfterEachPhase(t *testing.T) {
 	ctx := context.Background()
 	s, f := rolledCluster(ctx, t, fewServices)
+	prefix := s.EtcdPrefix
 	to := mustRanges(t, target)
 	before := snapshot(ctx, t, s.Client, true)
+	// stopAt runs the renumber until at says stop.
+	stopAt := func(t *testing.T, at func(n int, msg string) bool) {
+		n := 0
+		r := renumber.New(s.Client, renumber.Options{To: to, AfterStep: func(msg string) error {
+			n++
+			if at(n, msg) {
+				return errKilled
+			}
+			return nil
+		}})
+		if _, err := r.Renumber(ctx); !errors.Is(err, errKilled) {
+			t.Fatalf("renumber: %v, want it stopped", err)
+		}
+	}
+	// rollback rolls back, killed after every change and run again, and returns what it left.
+	rollback := func(t *testing.T) []string {
+		var left []string
+		runKilled(ctx, t, f, renumber.Options{}, func(r *renumber.Runner) error {
+			var err error
+			left, err = r.Rollback(ctx)
+			// A run killed after its last change left nothing to roll back.
+			if errors.Is(err, renumber.ErrNoRenumber) {
+				return nil
+			}
+			return err
+		})
+		return left
+	}
+	checkRolledBack := func(t *testing.T) {
+		waitServiceCIDRGone(ctx, t, s.Client, renumber.TargetServiceCIDRName)
+		if d := diffSnapshots(before, snapshot(ctx, t, s.Client, true)); len(d) > 0 {
+			t.Errorf("after the rollback the cluster differs: %v", d)
+		}
+	}
 	for _, stop := range []struct {
 		name string
 		at   func(n int, msg string) bool
@@ -177,38 +215,55 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 		{"one bridged", func(_ int, msg string) bool { return strings.Contains(msg, "bridge created") }},
 		{"one moved", func(_ int, msg string) bool { return strings.Contains(msg, "back to type") }},
 		{"all moved, kubeadm updated", func(_ int, msg string) bool { return strings.Contains(msg, "kubelet-config") }},
+		{"kubernetes recorded", func(_ int, msg string) bool { return strings.HasPrefix(msg, "recorded Service default/kubernetes") }},
 	} {
 		t.Run(stop.name, func(t *testing.T) {
-			n := 0
-			r := renumber.New(s.Client, renumber.Options{To: to, AfterStep: func(msg string) error {
-				n++
-				if stop.at(n, msg) {
-					return errKilled
-				}
-				return nil
-			}})
-			if _, err := r.Renumber(ctx); !errors.Is(err, errKilled) {
-				t.Fatalf("renumber: %v, want it stopped", err)
+			stopAt(t, stop.at)
+			if left := rollback(t); len(left) != 0 {
+				t.Fatalf("rollback left %q", left)
 			}
-			runKilled(ctx, t, f, renumber.Options{}, func(r *renumber.Runner) error {
-				// A run killed after its last change left nothing to roll back.
-				if err := r.Rollback(ctx); !errors.Is(err, renumber.ErrNoRenumber) {
-					return err
-				}
-				return nil
-			})
-			waitServiceCIDRGone(ctx, t, s.Client, renumber.TargetServiceCIDRName)
-			if d := diffSnapshots(before, snapshot(ctx, t, s.Client, true)); len(d) > 0 {
-				t.Errorf("after the rollback the cluster differs: %v", d)
-			}
+			checkRolledBack(t)
 		})
+	}
+
+	// Once the kubernetes Service is deleted, the apiserver recreates it where
+	// its flags say: rollback leaves it, and its bridge, until the apiserver is
+	// rolled back to the old range. These restart the apiserver, so they run
+	// in the test itself, which the apiserver's cleanup belongs to.
+	roll := func(ranges string, sans ...string) {
+		s.Stop()
+		s = startRolled(t, prefix, ranges, sans...)
+		markRolled(ctx, t, s.Client, ranges)
+		f.client = s.Client
+	}
+	for _, stop := range []struct {
+		name string
+		at   func(n int, msg string) bool
+	}{
+		{"kubernetes deleted", func(_ int, msg string) bool { return strings.HasPrefix(msg, "Service default/kubernetes deleted") }},
+		{"kubernetes bridged", func(_ int, msg string) bool {
+			return strings.Contains(msg, renumber.KubernetesBridgeName+": bridge created")
+		}},
+	} {
+		stopAt(t, stop.at)
+		want := "roll the apiservers back to --service-cluster-ip-range=" + oldRange + ", then run rollback again"
+		if left := rollback(t); len(left) != 1 || !strings.Contains(left[0], want) {
+			t.Fatalf("%s: rollback with the apiserver serving the target left %q; want one line with %q", stop.name, left, want)
+		}
+		checkPhase(ctx, t, s.Client, renumber.PhaseRollingBack)
+		roll(oldRange)
+		if left := rollback(t); len(left) != 0 {
+			t.Fatalf("%s: rollback with the apiserver rolled back left %q", stop.name, left)
+		}
+		checkRolledBack(t)
+		roll(target, targetSANs...)
 	}
 
 	if _, err := renumber.New(s.Client, renumber.Options{To: to}).Renumber(ctx); err != nil {
 		t.Fatal(err)
 	}
 	snap := snapshot(ctx, t, s.Client, false)
-	err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx)
+	_, err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--to "+oldRange) {
 		t.Errorf("rollback after the cut-over: %v; want one line naming --to %s", err, oldRange)
 	}

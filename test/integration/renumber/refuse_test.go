@@ -31,6 +31,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
+	"github.com/netfork/netfork/test/integration/framework"
 )
 
 // identityLease is an apiserver identity Lease renewed at renew, annotated
@@ -129,7 +130,7 @@ func TestRefusals(t *testing.T) {
 					t.Fatalf("starting a renumber: %v", err)
 				}
 				return func() {
-					if err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx); err != nil {
+					if _, err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -195,5 +196,33 @@ func TestRefusals(t *testing.T) {
 	}
 	if got := live["default/lb"]; got == nil || !mustRanges(t, target).Contains(netip.MustParseAddr(got.Spec.ClusterIP)) || got.Spec.HealthCheckNodePort != lb.Spec.HealthCheckNodePort {
 		t.Errorf("the LoadBalancer Service after the renumber: %+v", got)
+	}
+}
+
+// TestRefuseCertificate checks that a renumber which is to move the kubernetes
+// Service is refused, by plan and by renumber, with nothing changed, while the
+// apiserver serves the plugin's connection a certificate without the
+// Service's address in the target.
+func TestRefuseCertificate(t *testing.T) {
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	old := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix))
+	newFixture(ctx, t, old.Client, fewServices)
+	old.Stop()
+	s := startRolled(t, prefix, target) // the certificate names 10.96.0.1, not 10.200.0.1
+	markRolled(ctx, t, s.Client, target)
+
+	want := "the apiserver at " + s.Config.Host + " serves a certificate without IP SAN 10.200.0.1, the kubernetes Service's address in the target: add it (kubeadm init phase certs apiserver) before renumbering"
+	before := snapshot(ctx, t, s.Client, false)
+	r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), Config: s.Config})
+	_, planErr := r.Plan(ctx)
+	_, err := r.Renumber(ctx)
+	for what, err := range map[string]error{"plan": planErr, "renumber": err} {
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v; want %q", what, err, want)
+		}
+	}
+	if d := diffSnapshots(before, snapshot(ctx, t, s.Client, false)); len(d) > 0 {
+		t.Errorf("the refused renumber changed %v", d)
 	}
 }

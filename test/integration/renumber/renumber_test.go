@@ -25,8 +25,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
@@ -35,7 +38,8 @@ import (
 // TestRenumberMixedServices renumbers Services of every kind on an apiserver
 // rolled to the target range and checks each kept everything but its
 // ClusterIPs, a bridge holds its old addresses, kubeadm's ConfigMaps name the
-// new range and DNS address, and finish waits for old pods.
+// new range and DNS address, the kubernetes Service moved with a bridge that
+// has the apiserver's endpoints, and finish waits for old pods.
 func TestRenumberMixedServices(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
@@ -54,13 +58,24 @@ func TestRenumberMixedServices(t *testing.T) {
 	}
 	old.Stop()
 
-	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), withTestGracePeriod,
-		framework.WithFlags("--service-cluster-ip-range="+target))
+	s := startRolled(t, prefix, target, targetSANs...)
 	markRolled(ctx, t, s.Client, target)
 	f.client = s.Client
 
 	var log bytes.Buffer
-	r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), Log: &log})
+	// The times the kubernetes Service was deleted and its bridge created, for the log.
+	var deleted, bridged time.Time
+	timeSteps := func(msg string) error {
+		switch {
+		case strings.HasPrefix(msg, "Service default/kubernetes deleted"):
+			deleted = time.Now()
+		case strings.HasPrefix(msg, "Service default/"+renumber.KubernetesBridgeName+": bridge created"):
+			bridged = time.Now()
+		}
+		return nil
+	}
+	sliceAdded := watchFirstAdded(ctx, t, s.Client, renumber.KubernetesBridgeName)
+	r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), Log: &log, Config: s.Config, AfterStep: timeSteps})
 	before := snapshot(ctx, t, s.Client, false)
 	pl, err := r.Plan(ctx)
 	if err != nil {
@@ -74,9 +89,16 @@ func TestRenumberMixedServices(t *testing.T) {
 		if ps.Disposition == renumber.Move {
 			moves++
 		}
+		if ps.Namespace == "default" && ps.Name == "kubernetes" && (!equalStrings(ps.OldClusterIPs, []string{"10.96.0.1"}) ||
+			!equalStrings(ps.NewClusterIPs, []string{"10.200.0.1"}) || ps.Bridge != renumber.KubernetesBridgeName) {
+			t.Errorf("plan for the kubernetes Service: %+v; want 10.96.0.1 -> 10.200.0.1 with bridge %s", ps, renumber.KubernetesBridgeName)
+		}
 	}
-	if moves != 16 {
-		t.Errorf("plan moves %d Services, want 16 (20 less 3 headless and 1 ExternalName): %+v", moves, pl.Services)
+	if moves != 17 {
+		t.Errorf("plan moves %d Services, want 17 (20 less 3 headless and 1 ExternalName, and the kubernetes Service): %+v", moves, pl.Services)
+	}
+	if len(pl.Notes) != 1 || !strings.Contains(pl.Notes[0], "serves a certificate with IP SAN 10.200.0.1") {
+		t.Errorf("plan notes %q; want the certificate checked", pl.Notes)
 	}
 
 	if _, err := r.Renumber(ctx); err != nil {
@@ -156,6 +178,16 @@ func TestRenumberMixedServices(t *testing.T) {
 	if err != nil || sc.DeletionTimestamp == nil {
 		t.Errorf("after the cut-over the old ServiceCIDR kubernetes is %+v, %v; want it terminating", sc, err)
 	}
+	kbridge := checkKubernetesMoved(ctx, t, s.Client, []string{"10.96.0.1"})
+	t.Logf("the kubernetes Service deleted to its bridge created (the address without a Service): %s; the bridge created to its first EndpointSlice: %s",
+		bridged.Sub(deleted), (<-sliceAdded).Sub(bridged))
+	// finish counts the pods started before the kubernetes Service moved: the cut-over is later.
+	if st := recordedState(ctx, t, s.Client); st.Kubernetes == nil || st.CutOver == nil || st.CutOver.Before(&kbridge.CreationTimestamp) {
+		t.Errorf("record: kubernetes %+v, cut-over %v; want the cut-over at or after the bridge's creation %v", st.Kubernetes, st.CutOver, kbridge.CreationTimestamp)
+	}
+	if moved, cut := strings.Index(log.String(), renumber.KubernetesBridgeName+": bridge created"), strings.Index(log.String(), "recorded the cut-over"); moved < 0 || cut < moved {
+		t.Errorf("the cut-over was recorded (at %d of the log) before the kubernetes Service moved (at %d):\n%s", cut, moved, log.String())
+	}
 
 	// Finish refuses while the pod made before the cut-over runs, naming it.
 	_, err = r.Finish(ctx)
@@ -173,30 +205,29 @@ func TestRenumberMixedServices(t *testing.T) {
 	if err != nil || len(bridges.Items) != 0 {
 		t.Errorf("after finish: bridges %v, %v", bridges, err)
 	}
-	if !strings.Contains(strings.Join(left, "\n"), "default/kubernetes") {
-		t.Errorf("finish left %q; want the kubernetes Service listed as the apiservers'", left)
+	if strings.Contains(strings.Join(left, "\n"), "default/kubernetes") {
+		t.Errorf("finish left %q; the kubernetes Service has moved", left)
 	}
 	f.checkKept(ctx, t)
-
-	// What finish left to the apiservers: the kubernetes Service, deleted, comes
-	// back at the target's first address; the old ServiceCIDR goes and comes
-	// back with the target range; finish, run again, deletes the target ServiceCIDR.
-	if err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, "kubernetes", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+	// The apiserver's bridge controller deletes the bridge's slices with it (no garbage collector runs here).
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := endpointsByType(ctx, s.Client, renumber.KubernetesBridgeName, "")
+		return err == nil && len(got) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("the kubernetes Service's bridge left EndpointSlices behind: %v", err)
 	}
+
+	// What finish left to the apiservers: the old ServiceCIDR, free once the
+	// bridges are gone, goes and comes back with the target range; finish, run
+	// again, deletes the target ServiceCIDR.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		k, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
-		if err != nil || strings.Join(k.Spec.ClusterIPs, ",") != "10.200.0.1" {
-			return false, nil
-		}
 		sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
 		return err == nil && sc.DeletionTimestamp == nil && strings.Join(sc.Spec.CIDRs, ",") == target, nil
 	})
 	if err != nil {
-		k, kerr := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
 		sc, scerr := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
-		t.Fatalf("the apiserver did not move the kubernetes Service (%v, %v) to 10.200.0.1 and ServiceCIDR kubernetes (%v, %v) to %s: %v",
-			k.Spec.ClusterIPs, kerr, sc.Spec.CIDRs, scerr, target, err)
+		t.Fatalf("the apiserver did not move ServiceCIDR kubernetes (%v, %v) to %s: %v", sc.Spec.CIDRs, scerr, target, err)
 	}
 	if left, err = r.Finish(ctx); err != nil {
 		t.Fatalf("finish again: %v", err)
@@ -240,4 +271,24 @@ func managers(s *corev1.Service) string {
 		out = append(out, m.Manager+"/"+string(m.Operation)+"/"+m.Subresource)
 	}
 	return strings.Join(out, ",")
+}
+
+// watchFirstAdded sends when the first EndpointSlice of Service name is added.
+func watchFirstAdded(ctx context.Context, t *testing.T, client kubernetes.Interface, name string) <-chan time.Time {
+	t.Helper()
+	w, err := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).Watch(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	added := make(chan time.Time, 1)
+	go func() {
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Added {
+				added <- time.Now()
+				return
+			}
+		}
+	}()
+	return added
 }

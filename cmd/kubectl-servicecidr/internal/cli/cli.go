@@ -33,6 +33,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -48,7 +49,7 @@ type options struct {
 	dryRun    string
 	includeLB bool
 	force     bool
-	newClient func() (kubernetes.Interface, error)
+	newClient func() (kubernetes.Interface, *rest.Config, error)
 }
 
 // Main runs the plugin with args and returns its exit code: 0, or 1 after
@@ -60,12 +61,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 // run is Main with a client factory tests may replace.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, newClient func(*options) (kubernetes.Interface, error)) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, newClient func(*options) (kubernetes.Interface, *rest.Config, error)) int {
 	o := &options{loading: clientcmd.NewDefaultClientConfigLoadingRules(), overrides: &clientcmd.ConfigOverrides{}}
 	if newClient == nil {
 		newClient = (*options).client
 	}
-	o.newClient = func() (kubernetes.Interface, error) { return newClient(o) }
+	o.newClient = func() (kubernetes.Interface, *rest.Config, error) { return newClient(o) }
 	root := newRoot(ctx, o, stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -92,8 +93,13 @@ rest of it, while a bridge Service keeps its old address alive until finish.
 It records every change in ConfigMap kube-system/servicecidr-renumber first, so
 a run killed at any point continues when run again.
 
+The kubernetes Service moves last: the plugin deletes it, a bridge takes its
+old address (the apiservers give the bridge their endpoints) and the apiservers
+recreate it in the target range.
+
 Roll every kube-apiserver with --service-cluster-ip-range set to the target
-range first.`,
+range first, and its serving certificate to name the kubernetes Service's
+address in the target.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
@@ -179,26 +185,30 @@ range first.`,
 	renum.Flags().StringVar(&o.dryRun, "dry-run", "none", `"none" to act; "client" or "server" to print the plan only`)
 	renum.Flags().Lookup("dry-run").NoOptDefVal = "client"
 
+	// printingLeft is a subcommand's body that prints what do left.
+	printingLeft := func(do func(*renumber.Runner) ([]string, error)) func(*cobra.Command, []string) error {
+		return withRunner(func(r *renumber.Runner) error {
+			left, err := do(r)
+			if err == nil {
+				printLeft(stdout, left)
+			}
+			return err
+		})
+	}
+
 	finish := &cobra.Command{
 		Use:   "finish",
 		Short: "End the grace period: delete the bridge Services (refused while pods started before the cut-over run)",
 		Args:  cobra.NoArgs,
-		RunE: withRunner(func(r *renumber.Runner) error {
-			left, err := r.Finish(ctx)
-			if err != nil {
-				return err
-			}
-			printLeft(stdout, left)
-			return nil
-		}),
+		RunE:  printingLeft(func(r *renumber.Runner) ([]string, error) { return r.Finish(ctx) }),
 	}
 	finish.Flags().BoolVar(&o.force, "force", false, "delete the bridges even while pods started before the cut-over run")
 
 	rollback := &cobra.Command{
 		Use:   "rollback",
-		Short: "Undo a renumber before its cut-over: every Service back to its old addresses",
+		Short: "Undo a renumber before its cut-over: every Service back to its old addresses (the kubernetes Service once the apiservers serve the old range)",
 		Args:  cobra.NoArgs,
-		RunE:  withRunner(func(r *renumber.Runner) error { return r.Rollback(ctx) }),
+		RunE:  printingLeft(func(r *renumber.Runner) ([]string, error) { return r.Rollback(ctx) }),
 	}
 	root.AddCommand(plan, renum, finish, rollback)
 	return root
@@ -214,14 +224,16 @@ func parseDryRun(s string) (bool, error) {
 	return false, fmt.Errorf("--dry-run %q: want none, client or server", s)
 }
 
-// client builds a clientset from kubectl's flags and kubeconfig.
-func (o *options) client() (kubernetes.Interface, error) {
+// client builds a clientset from kubectl's flags and kubeconfig, and returns
+// the connection's config too, whose serving certificate the plan checks.
+func (o *options) client() (kubernetes.Interface, *rest.Config, error) {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(o.loading, o.overrides).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	cfg.UserAgent = renumber.FieldManager
-	return kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
+	return client, cfg, err
 }
 
 func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
@@ -237,11 +249,11 @@ func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
 			return nil, fmt.Errorf("--to: %w", err)
 		}
 	}
-	client, err := o.newClient()
+	client, cfg, err := o.newClient()
 	if err != nil {
 		return nil, err
 	}
-	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log}), nil
+	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log, Config: cfg}), nil
 }
 
 // printPlan writes pl as text, YAML or JSON.
@@ -281,6 +293,12 @@ func printPlan(w io.Writer, pl *renumber.Plan, format string) error {
 		fmt.Fprintf(w, "%3d. %s\n", i+1, s)
 	}
 	printLeft(w, pl.LeftToOperator)
+	if len(pl.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range pl.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
 	return nil
 }
 

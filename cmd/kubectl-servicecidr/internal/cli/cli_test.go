@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
@@ -59,7 +60,7 @@ func fakeCluster() *fake.Clientset {
 func runWith(t *testing.T, client kubernetes.Interface, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, &out, &errOut, func(*options) (kubernetes.Interface, error) { return client, nil })
+	code := run(context.Background(), args, &out, &errOut, func(*options) (kubernetes.Interface, *rest.Config, error) { return client, nil, nil })
 	return out.String(), errOut.String(), code
 }
 
@@ -141,5 +142,69 @@ func TestRenumberJSONKeepsStdoutParseable(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "recorded the renumber") {
 		t.Errorf("renumber -o json: stderr %q lacks the changes", errOut)
+	}
+}
+
+// withKubernetesService adds the apiservers' Service at the old range's first address.
+func withKubernetesService(t *testing.T, client *fake.Clientset) *fake.Clientset {
+	t.Helper()
+	k := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default", UID: "k1"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.96.0.1", ClusterIPs: []string{"10.96.0.1"},
+			Ports: []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}}},
+	}
+	if _, err := client.CoreV1().Services("default").Create(context.Background(), k, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// TestPlanMovesKubernetes checks the plan lists the kubernetes Service with
+// its old and new address and its bridge, the step that moves it, and the
+// note that the certificate was not checked (the fake has no connection).
+func TestPlanMovesKubernetes(t *testing.T) {
+	client := withKubernetesService(t, fakeCluster())
+	out, errOut, code := runWith(t, client, "plan", "--to", target, "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan -o json: exit %d, %s", code, errOut)
+	}
+	var pl renumber.Plan
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatal(err)
+	}
+	var k *renumber.PlannedService
+	for i := range pl.Services {
+		if pl.Services[i].Namespace == "default" && pl.Services[i].Name == "kubernetes" {
+			k = &pl.Services[i]
+		}
+	}
+	if k == nil || k.Disposition != renumber.Move || strings.Join(k.OldClusterIPs, ",") != "10.96.0.1" ||
+		strings.Join(k.NewClusterIPs, ",") != "10.200.0.1" || k.Bridge != renumber.KubernetesBridgeName {
+		t.Errorf("plan lists the kubernetes Service as %+v; want moved from 10.96.0.1 to 10.200.0.1 with bridge %s", k, renumber.KubernetesBridgeName)
+	}
+	if len(pl.Notes) != 1 || !strings.Contains(pl.Notes[0], "not checked that the apiservers' certificates name 10.200.0.1") {
+		t.Errorf("plan notes %q; want the certificate not checked", pl.Notes)
+	}
+	out, _, code = runWith(t, client, "plan", "--to", target)
+	for _, want := range []string{
+		"delete it and at once create Service default/kubernetes-renumber-bridge at 10.96.0.1",
+		"wait until the apiservers recreate Service default/kubernetes at 10.200.0.1",
+		"Notes:\n  - not checked",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("plan: exit %d, %q; want %q", code, out, want)
+		}
+	}
+	if strings.Contains(out, "Left to the operator") && strings.Contains(out, "default/kubernetes (at") {
+		t.Errorf("plan leaves the kubernetes Service to the operator: %q", out)
+	}
+
+	taken := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: renumber.KubernetesBridgeName, Namespace: "default"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.97.0.5", ClusterIPs: []string{"10.97.0.5"}}}
+	if _, err := client.CoreV1().Services("default").Create(context.Background(), taken, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code = runWith(t, client, "plan", "--to", target); code != 1 || !strings.Contains(errOut, "default/kubernetes-renumber-bridge hold the names of bridges") {
+		t.Errorf("plan with the bridge's name taken: exit %d, %q", code, errOut)
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/handlers"
 	"github.com/netfork/netfork/pkg/controlplane/controller/internal/servicecidrutil"
 )
 
@@ -77,8 +78,7 @@ type Controller struct {
 	deleting        map[string][]addrRange
 	blockedReported map[string]types.UID
 
-	informers     []servicecidrutil.EventSource
-	registrations []cache.ResourceEventHandlerRegistration
+	handlers handlers.Set
 }
 
 // Option changes a Controller built by New.
@@ -121,25 +121,20 @@ func New(client kubernetes.Interface, cidrInformer networkingv1informers.Service
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "service_cidrs", Clock: c.clock},
 	)
 
-	cidrRegistration, err := cidrInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if err := c.handlers.Add(cidrInformer.Informer(), cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { c.onServiceCIDR(obj, false) },
 		UpdateFunc: func(_, obj interface{}) { c.onServiceCIDR(obj, false) },
 		DeleteFunc: func(obj interface{}) { c.onServiceCIDR(obj, true) },
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	ipRegistration, err := ipAddresses.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if err := c.handlers.Add(ipAddresses, cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { c.onIPAddress(obj, true) },
 		UpdateFunc: func(_, obj interface{}) { c.onIPAddress(obj, true) },
 		DeleteFunc: func(obj interface{}) { c.onIPAddress(obj, false) },
-	})
-	if err != nil {
-		_ = cidrInformer.Informer().RemoveEventHandler(cidrRegistration)
+	}); err != nil {
 		return nil, err
 	}
-	c.informers = []servicecidrutil.EventSource{cidrInformer.Informer(), ipAddresses}
-	c.registrations = []cache.ResourceEventHandlerRegistration{cidrRegistration, ipRegistration}
 	return c, nil
 }
 
@@ -153,36 +148,17 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.recorder = servicecidrutil.StartRecorder(ctx, c.client, controllerName)
 	}
 	logger.Info("Starting", "deletionGracePeriod", c.gracePeriod)
-
-	var wg sync.WaitGroup
-	defer func() {
-		logger.Info("Shutting down")
-		c.queue.ShutDown()
-		wg.Wait()
-		for i, r := range c.registrations {
-			_ = c.informers[i].RemoveEventHandler(r)
-		}
-	}()
-
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.hasSynced) {
-		return
+	defer logger.Info("Shutting down")
+	loops := make([]func(context.Context), workers)
+	for i := range loops {
+		loops[i] = func(ctx context.Context) { wait.UntilWithContext(ctx, c.worker, time.Second) }
 	}
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
-	}
-	<-ctx.Done()
+	c.handlers.Run(ctx, c.queue.ShutDown, loops...)
 }
 
 // hasSynced tells whether both informers have handed the controller every
 // object they had when it registered.
-func (c *Controller) hasSynced() bool {
-	for _, r := range c.registrations {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
+func (c *Controller) hasSynced() bool { return c.handlers.HasSynced() }
 
 // onServiceCIDR queues the ServiceCIDR and every ServiceCIDR being deleted
 // that it overlaps: a covering ServiceCIDR that comes, goes, or changes

@@ -19,7 +19,6 @@ package servicecidrusage
 import (
 	"context"
 	"net/netip"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +40,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/netfork/netfork/pkg/controlplane/controller/internal/handlers"
 	"github.com/netfork/netfork/pkg/controlplane/controller/internal/servicecidrutil"
 	"github.com/netfork/netfork/pkg/registry/core/service/ipallocator"
 )
@@ -68,9 +68,7 @@ type Controller struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
 	recorder events.EventRecorder
 	clock    clock.WithTicker
-
-	informers     []servicecidrutil.EventSource
-	registrations []cache.ResourceEventHandlerRegistration
+	handlers handlers.Set
 }
 
 // Option changes a Controller built by New.
@@ -109,21 +107,11 @@ func New(client kubernetes.Interface, cidrInformer networkingv1informers.Service
 			DeleteFunc: c.onIPAddress,
 		}},
 	} {
-		reg, err := h.informer.AddEventHandler(h.handler)
-		if err != nil {
-			c.unregister()
+		if err := c.handlers.Add(h.informer, h.handler); err != nil {
 			return nil, err
 		}
-		c.informers = append(c.informers, h.informer)
-		c.registrations = append(c.registrations, reg)
 	}
 	return c, nil
-}
-
-func (c *Controller) unregister() {
-	for i, r := range c.registrations {
-		_ = c.informers[i].RemoveEventHandler(r)
-	}
 }
 
 // Run syncs until ctx ends, then unregisters the controller from its informers.
@@ -135,23 +123,10 @@ func (c *Controller) Run(ctx context.Context) {
 		c.recorder = servicecidrutil.StartRecorder(ctx, c.client, FieldManager)
 	}
 	logger.Info("Starting", "setPercent", SetPercent, "clearPercent", ClearPercent)
-	var wg sync.WaitGroup
-	defer func() {
-		logger.Info("Shutting down")
-		c.queue.ShutDown()
-		wg.Wait()
-		c.unregister()
-	}()
-	var synced []cache.InformerSynced
-	for _, r := range c.registrations {
-		synced = append(synced, r.HasSynced)
-	}
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
-		return
-	}
-	wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
-	wg.Go(func() { wait.UntilWithContext(ctx, c.queueAll, resyncPeriod) })
-	<-ctx.Done()
+	defer logger.Info("Shutting down")
+	c.handlers.Run(ctx, c.queue.ShutDown,
+		func(ctx context.Context) { wait.UntilWithContext(ctx, c.worker, time.Second) },
+		func(ctx context.Context) { wait.UntilWithContext(ctx, c.queueAll, resyncPeriod) })
 }
 
 func (c *Controller) onServiceCIDR(obj any) {

@@ -86,7 +86,7 @@ func newFixture(t *testing.T, cidrs ...*networkingv1.ServiceCIDR) *fixture {
 		t.Fatal(err)
 	}
 	f.ctrl = ctrl
-	t.Cleanup(ctrl.unregister)
+	t.Cleanup(ctrl.handlers.Remove)
 	for _, c := range cidrs {
 		f.refresh(t, c.Name)
 	}

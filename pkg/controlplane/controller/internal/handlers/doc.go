@@ -1,0 +1,22 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package handlers keeps the event handlers a netfork controller registers on
+// the apiserver's shared informers (and its IPAddress index) and runs the
+// controller's loops until its context ends, then removes them. The
+// controllers run per leadership term on informers that outlive them, so each
+// must take its handlers away when it stops.
+package handlers
