@@ -181,8 +181,8 @@ func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live
 	return r.step("Service %s/%s: bridge created at %s; the apiservers give it their endpoints", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
 }
 
-// mustRanges is ips as host prefixes, for a membership test.
-func mustRanges(ips []string) Ranges {
+// hostRanges is ips as host prefixes, for a membership test.
+func hostRanges(ips []string) Ranges {
 	var out Ranges
 	for _, ip := range ips {
 		if a, err := netip.ParseAddr(ip); err == nil {
@@ -301,7 +301,7 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 func kubernetesBack(live *corev1.Service, rec *ServiceRecord) bool {
 	ips := clusterIPs(live)
 	return len(ips) > 0 && len(rec.OldClusterIPs) > 0 && canonical(ips[0]) == canonical(rec.OldClusterIPs[0]) &&
-		allIn(ips, mustRanges(rec.OldClusterIPs))
+		allIn(ips, hostRanges(rec.OldClusterIPs))
 }
 
 // refuseKubernetesBack refuses unless every live apiserver says it serves a
