@@ -163,7 +163,7 @@ netfork::kind::wait_apiserver() {
 
 # netfork::kind::set_apiserver rewrites node $1's kube-apiserver manifest: "image=IMAGE" sets
 # the image, "--flag=value" sets (or adds) a flag, "--flag" alone removes it; then it waits for
-# kubelet to replace the static pod and for /readyz.
+# kubelet to replace the static pod (when the manifest changed) and for /readyz.
 netfork::kind::set_apiserver() {
   local node="$1" old script="" change
   shift
@@ -177,8 +177,17 @@ netfork::kind::set_apiserver() {
     esac
   done
   old="$(netfork::kind::apiserver_pid "${node}")"
-  docker exec "${node}" sed -i -e "${script}" "${APISERVER_MANIFEST}"
+  netfork::kind::edit_manifest "${node}" "${APISERVER_MANIFEST}" "${script}" || old=""
   netfork::kind::wait_apiserver "${node}" "${old}"
+}
+
+# netfork::kind::edit_manifest runs sed script $3 on node $1's static-pod manifest $2 and
+# fails when that changed nothing (kubelet then restarts nothing).
+netfork::kind::edit_manifest() {
+  local before
+  before="$(docker exec "$1" md5sum "$2")"
+  docker exec "$1" sed -i -e "$3" "$2"
+  [[ "$(docker exec "$1" md5sum "$2")" != "${before}" ]]
 }
 
 # netfork::kind::switch_apiserver switches node $1's kube-apiserver to target $2 (one static-pod

@@ -66,9 +66,17 @@ netfork::kind::set_service_range() {
       exit 1
     fi" || netfork::kind::die "${node}: kubeadm could not issue the apiserver a certificate for ${cidrs}; the old one is back"
   netfork::kind::set_apiserver "${node}" "--service-cluster-ip-range=${cidrs}"
-  old="$(docker exec "${node}" pgrep -x kube-controller-manager 2>/dev/null | head -n 1 || true)"
-  docker exec "${node}" sed -i -e "s|^\\(    - --service-cluster-ip-range=\\).*|\\1${cidrs}|" "${KCM_MANIFEST}"
-  netfork::kind::wait_process "${node}" kube-controller-manager "${old}"
+  old="$(netfork::kind::process_pid "${node}" kube-controller-manager)"
+  if netfork::kind::edit_manifest "${node}" "${KCM_MANIFEST}" "s|^\\(    - --service-cluster-ip-range=\\).*|\\1${cidrs}|"; then
+    netfork::kind::wait_process "${node}" kube-controller-manager "${old}"
+  fi
+}
+
+# netfork::kind::process_pid prints the PID (in node $1) of the oldest process whose command
+# is $2, if one runs. It matches the command line: pgrep -x would compare the kernel's name
+# of the process, cut at 15 characters (kube-controller).
+netfork::kind::process_pid() {
+  docker exec "$1" pgrep -o -f "^$2( |\$)" 2>/dev/null || true
 }
 
 # netfork::kind::wait_process waits until node $1 runs a process named $2 other than PID $3,
@@ -76,7 +84,7 @@ netfork::kind::set_service_range() {
 netfork::kind::wait_process() {
   local node="$1" name="$2" old="$3" limit="${4:-120}" start=${SECONDS} pid
   while ((SECONDS - start < limit)); do
-    pid="$(docker exec "${node}" pgrep -x "${name}" 2>/dev/null | head -n 1 || true)"
+    pid="$(netfork::kind::process_pid "${node}" "${name}")"
     [[ -n "${pid}" && "${pid}" != "${old}" ]] && return 0
     sleep 1
   done
