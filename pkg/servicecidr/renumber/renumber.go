@@ -368,17 +368,19 @@ func plainPorts(ports []corev1.ServicePort) []corev1.ServicePort {
 // moved Service's selector and ports, unless it exists.
 func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord) error {
 	svcs := r.client.CoreV1().Services(rec.Namespace)
-	got, err := svcs.Get(ctx, rec.Bridge, metav1.GetOptions{})
-	if err == nil {
-		if got.Labels[BridgeLabel] != rec.Name {
-			return fmt.Errorf("the Service %s/%s exists and is not the bridge of %s", rec.Namespace, rec.Bridge, rec.key())
-		}
-		return nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("reading bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
-	}
+	// Create first and read only when that fails: the old address is unserved from the flip
+	// until this create, so no request may come before it. A bridge made by an earlier run
+	// fails it too, as AlreadyExists or, since the allocator runs first, as its address taken.
 	if _, err := svcs.Create(ctx, newBridge(rec), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+		got, getErr := svcs.Get(ctx, rec.Bridge, metav1.GetOptions{})
+		switch {
+		case getErr == nil && got.Labels[BridgeLabel] == rec.Name:
+			return nil
+		case getErr == nil:
+			return fmt.Errorf("the Service %s/%s exists and is not the bridge of %s", rec.Namespace, rec.Bridge, rec.key())
+		case !apierrors.IsNotFound(getErr):
+			return fmt.Errorf("reading bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, getErr)
+		}
 		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
 			return fmt.Errorf("creating bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
 		}

@@ -232,9 +232,21 @@ func (o *options) client() (kubernetes.Interface, *rest.Config, error) {
 		return nil, nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	cfg.UserAgent = renumber.FieldManager
+	// client-go's default of 5 requests a second would hold each Service's old address
+	// unserved for two throttled requests (about 400 ms) between its flip to ExternalName and
+	// its bridge's create, long enough for kube-proxy to sync the gap; kubectl asks for 50.
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	}
 	client, err := kubernetes.NewForConfig(cfg)
 	return client, cfg, err
 }
+
+// clientQPS and clientBurst are the plugin's client-side rate limit, kubectl's own.
+const (
+	clientQPS   = 50
+	clientBurst = 300
+)
 
 func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
 	switch o.output {
