@@ -36,6 +36,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -276,6 +277,9 @@ type lrProbe struct {
 	log string
 	// exempt names the phases whose failures the thresholds do not count, with the reason.
 	exempt map[string]string
+	// excused holds, per phase, targets whose failures in it are counted apart, not against
+	// the thresholds: the Services a killed run left between its steps.
+	excused map[string]sets.Set[string]
 }
 
 // logs returns the probe's log.
@@ -322,8 +326,15 @@ func (p *lrProbe) waitRounds(ctx context.Context, n int) {
 // lrCount is one probe's requests in one phase.
 type lrCount struct {
 	total, failed int
-	sample        string
+	// excused are the failed requests to the phase's excused targets, not in failed.
+	excused int
+	sample  string
+	// failures are the failed requests' lines, the first lrFailuresShown of them.
+	failures []string
 }
+
+// lrFailuresShown is how many failed requests per probe and phase the report lists.
+const lrFailuresShown = 40
 
 // lrCounts reads a probe's log and counts its requests by phase.
 func lrCounts(ctx context.Context, clock *lrClock, p *lrProbe) map[string]*lrCount {
@@ -344,10 +355,15 @@ func lrCounts(ctx context.Context, clock *lrClock, p *lrProbe) map[string]*lrCou
 			out[phase] = c
 		}
 		c.total++
-		if f[2] != "200" {
+		if f[2] != "200" && p.excused[phase].Has(f[1]) {
+			c.excused++
+		} else if f[2] != "200" {
 			c.failed++
 			if c.sample == "" {
 				c.sample = line
+			}
+			if len(c.failures) < lrFailuresShown {
+				c.failures = append(c.failures, line)
 			}
 		}
 	}
@@ -368,6 +384,9 @@ func lrReport(ctx context.Context, ns string, clock *lrClock, probes []*lrProbe,
 				c = &lrCount{}
 			}
 			lines = append(lines, fmt.Sprintf("%-10s %-8s %8d %7d", p.kind, phase, c.total, c.failed))
+			if c.excused > 0 {
+				lines = append(lines, fmt.Sprintf("  (and %d failed to %v, which a killed run left between steps: not counted)", c.excused, sets.List(p.excused[phase])))
+			}
 			if phase == "warmup" {
 				continue
 			}
@@ -383,6 +402,11 @@ func lrReport(ctx context.Context, ns string, clock *lrClock, probes []*lrProbe,
 			}
 			if c.failed > allowed {
 				failures = append(failures, fmt.Sprintf("probe %s, phase %s: %d of %d requests failed (at most %d allowed), e.g. %q", p.kind, phase, c.failed, c.total, allowed, c.sample))
+			}
+			if c.failed > 0 {
+				// the log only: each failed request (unix ms, target, code), to place it among
+				// the steps the spec's log stamps the same way
+				fmt.Fprintf(ginkgo.GinkgoWriter, "probe %s, phase %s, failed requests:\n  %s\n", p.kind, phase, strings.Join(c.failures, "\n  "))
 			}
 		}
 	}
