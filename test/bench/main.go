@@ -44,28 +44,10 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(o.Cluster.Report) > 0 {
-		failed, err := report.ClusterReport(o.Cluster.Report, stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "bench-services: --cluster-report: %v\n", err)
-			return 1
-		}
-		if failed > 0 {
-			fmt.Fprintf(stderr, "bench-services: %d of the measurements read failed (consistent=false)\n", failed)
-			return 1
-		}
-		return 0
+		return printReport(report.ClusterReport, o.Cluster.Report, "--cluster-report", "measurements", stdout, stderr)
 	}
 	if len(o.Report) > 0 {
-		failed, err := report.Report(o.Report, stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "bench-services: --report: %v\n", err)
-			return 1
-		}
-		if failed > 0 {
-			fmt.Fprintf(stderr, "bench-services: %d of the runs read failed (consistent=false)\n", failed)
-			return 1
-		}
-		return 0
+		return printReport(report.Report, o.Report, "--report", "runs", stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -83,6 +65,21 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case failed > 0:
 		fmt.Fprintf(stderr, "bench-services: %d run(s) failed (consistent=false); see the table above\n", failed)
+		return 1
+	}
+	return 0
+}
+
+// printReport prints the report of the results files with render, and returns 1 when it
+// fails (naming flag) or when any of what it read (the what) failed its checks.
+func printReport(render func([]string, io.Writer) (int, error), files []string, flag, what string, stdout, stderr io.Writer) int {
+	failed, err := render(files, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench-services: %s: %v\n", flag, err)
+		return 1
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "bench-services: %d of the %s read failed (consistent=false)\n", failed, what)
 		return 1
 	}
 	return 0
