@@ -339,6 +339,38 @@ const lrFailuresShown = 40
 // lrCounts reads a probe's log and counts its requests by phase.
 func lrCounts(ctx context.Context, clock *lrClock, p *lrProbe) map[string]*lrCount {
 	out := map[string]*lrCount{}
+	for _, r := range p.requests(ctx) {
+		phase := clock.phase(r.at)
+		c := out[phase]
+		if c == nil {
+			c = &lrCount{}
+			out[phase] = c
+		}
+		c.total++
+		if r.code != "200" && p.excused[phase].Has(r.target) {
+			c.excused++
+		} else if r.code != "200" {
+			c.failed++
+			if c.sample == "" {
+				c.sample = r.line
+			}
+			if len(c.failures) < lrFailuresShown {
+				c.failures = append(c.failures, r.line)
+			}
+		}
+	}
+	return out
+}
+
+// lrRequest is one request a probe logged.
+type lrRequest struct {
+	at                 time.Time
+	target, code, line string
+}
+
+// requests parses the probe's log: "<unix ms> <target> <HTTP code>" per request.
+func (p *lrProbe) requests(ctx context.Context) []lrRequest {
+	var out []lrRequest
 	for _, line := range strings.Split(p.logs(ctx), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
@@ -348,24 +380,7 @@ func lrCounts(ctx context.Context, clock *lrClock, p *lrProbe) map[string]*lrCou
 		if err != nil {
 			continue
 		}
-		phase := clock.phase(time.UnixMilli(ms))
-		c := out[phase]
-		if c == nil {
-			c = &lrCount{}
-			out[phase] = c
-		}
-		c.total++
-		if f[2] != "200" && p.excused[phase].Has(f[1]) {
-			c.excused++
-		} else if f[2] != "200" {
-			c.failed++
-			if c.sample == "" {
-				c.sample = line
-			}
-			if len(c.failures) < lrFailuresShown {
-				c.failures = append(c.failures, line)
-			}
-		}
+		out = append(out, lrRequest{at: time.UnixMilli(ms), target: f[1], code: f[2], line: line})
 	}
 	return out
 }

@@ -70,12 +70,19 @@ func lrPlugin() string {
 func lrRun(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lrPluginTimeout)
 	defer cancel()
-	out := &lrStamped{}
-	cmd := exec.CommandContext(ctx, lrPlugin(), append(args, "--kubeconfig", *kubeconfig)...)
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd, out := lrCommand(ctx, args...)
 	err := cmd.Run()
 	fmt.Fprintf(ginkgo.GinkgoWriter, "kubectl servicecidr %s:\n%s\n", strings.Join(args, " "), out.stamped.String())
 	return out.plain.String(), err
+}
+
+// lrCommand is the plugin run with args against the cluster under test, its stdout and
+// stderr kept together in out.
+func lrCommand(ctx context.Context, args ...string) (cmd *exec.Cmd, out *lrStamped) {
+	out = &lrStamped{}
+	cmd = exec.CommandContext(ctx, lrPlugin(), append(args, "--kubeconfig", *kubeconfig)...)
+	cmd.Stdout, cmd.Stderr = out, out
+	return cmd, out
 }
 
 // lrStamped keeps what a process writes, as it is and with each line's arrival time.
@@ -184,9 +191,7 @@ func lrState(ctx context.Context) *renumber.State {
 // The Services the kill left as ExternalName go into w.interrupted.
 func lrKillMidway(ctx context.Context, w *lrWorkload, to []netip.Prefix, moved int) int {
 	ns := w.ns
-	out := &lrStamped{}
-	cmd := exec.CommandContext(ctx, lrPlugin(), "renumber", "--to", lrJoin(to), "--kubeconfig", *kubeconfig)
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd, out := lrCommand(ctx, "renumber", "--to", lrJoin(to))
 	gomega.Expect(cmd.Start()).To(gomega.Succeed())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -259,8 +264,7 @@ func lrRestartOld(ctx context.Context, since time.Time) []string {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	owners := sets.New[string]()
 	for _, p := range pods.Items {
-		if p.Spec.HostNetwork || !p.CreationTimestamp.Time.Before(since) || p.DeletionTimestamp != nil ||
-			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if !lrMayHoldOld(&p, since) || p.DeletionTimestamp != nil {
 			continue
 		}
 		ref := metav1.GetControllerOf(&p)
@@ -295,13 +299,20 @@ func lrRestartOld(ctx context.Context, since time.Time) []string {
 		pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 		var old []string
 		for _, p := range pods.Items {
-			if !p.Spec.HostNetwork && p.CreationTimestamp.Time.Before(since) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			if lrMayHoldOld(&p, since) {
 				old = append(old, p.Namespace+"/"+p.Name)
 			}
 		}
 		return old, err
 	}).WithTimeout(5*time.Minute).WithPolling(time.Second).Should(gomega.BeEmpty(), "pods from before the cut-over still run")
 	return sets.List(owners)
+}
+
+// lrMayHoldOld tells whether pod p may hold an old address: it started before since, is not
+// on the host network and has not ended.
+func lrMayHoldOld(p *corev1.Pod, since time.Time) bool {
+	return !p.Spec.HostNetwork && p.CreationTimestamp.Time.Before(since) &&
+		p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
 // lrWaitDefaultCIDR waits until the apiservers' own ServiceCIDR holds ranges, which they
@@ -530,29 +541,21 @@ func (w *lrWorkload) startAfter(ctx context.Context, newIPs []string) {
 // after a roll, the phase lasts until in-cluster clients see an apiserver again (with one,
 // its restart; with more, a no-op).
 func (w *lrWorkload) waitAPI(ctx context.Context) {
-	since := time.Now().UnixMilli()
+	// the probes log in milliseconds
+	since := time.Now().Truncate(time.Millisecond)
 	for _, p := range w.running() {
 		if !strings.HasPrefix(p.kind, "api") {
 			continue
 		}
 		gomega.Eventually(ctx, func(ctx context.Context) bool {
-			for _, line := range strings.Split(p.logs(ctx), "\n") {
-				f := strings.Fields(line)
-				if ms, err := strconv.ParseInt(f0(f), 10, 64); err == nil && ms >= since && len(f) == 3 && f[2] == "200" {
+			for _, r := range p.requests(ctx) {
+				if !r.at.Before(since) && r.code == "200" {
 					return true
 				}
 			}
 			return false
 		}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(gomega.BeTrue(), "probe %s never reached the apiserver after the roll", p.kind)
 	}
-}
-
-// f0 is the first field, or "".
-func f0(f []string) string {
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
 }
 
 // running returns the probes that have not been stopped.
