@@ -139,9 +139,16 @@ netfork::kind::node_ips() {
   docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{if .GlobalIPv6Address}},{{.GlobalIPv6Address}}{{end}}{{end}}' "$1"
 }
 
+# netfork::kind::process_pid prints the PID (in node $1) of the oldest process whose command
+# is $2, if one runs. It matches the command line: pgrep -x would compare the kernel's name
+# of the process, cut at 15 characters (kube-controller).
+netfork::kind::process_pid() {
+  docker exec "$1" pgrep -o -f "^$2( |\$)" 2>/dev/null || true
+}
+
 # netfork::kind::apiserver_pid prints the PID (in the node) of its kube-apiserver, if running.
 netfork::kind::apiserver_pid() {
-  docker exec "$1" pgrep -x kube-apiserver 2>/dev/null | head -n 1 || true
+  netfork::kind::process_pid "$1" kube-apiserver
 }
 
 # netfork::kind::wait_apiserver waits until node $1 runs a kube-apiserver other than PID $2

@@ -72,13 +72,6 @@ netfork::kind::set_service_range() {
   fi
 }
 
-# netfork::kind::process_pid prints the PID (in node $1) of the oldest process whose command
-# is $2, if one runs. It matches the command line: pgrep -x would compare the kernel's name
-# of the process, cut at 15 characters (kube-controller).
-netfork::kind::process_pid() {
-  docker exec "$1" pgrep -o -f "^$2( |\$)" 2>/dev/null || true
-}
-
 # netfork::kind::wait_process waits until node $1 runs a process named $2 other than PID $3,
 # for at most $4 seconds (default 120).
 netfork::kind::wait_process() {
