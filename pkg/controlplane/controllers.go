@@ -29,7 +29,7 @@ import (
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/controlplane/controller/defaultservicecidr"
-	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrs"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicecidrusage"
 	netforkreconcilers "github.com/netfork/netfork/pkg/controlplane/reconcilers"
@@ -117,14 +117,14 @@ func (c CompletedConfig) addDefaultServiceCIDRController(server *genericapiserve
 // ServiceCIDRControllerHookName is netfork's: upstream runs the ServiceCIDR
 // deletion controller in kube-controller-manager. ServiceCIDRUsageHookName
 // takes its place when the deletion controller is off (the usage and
-// kubernetes-bridge controllers still run).
+// service-bridge controllers still run).
 const (
 	ServiceCIDRControllerHookName = "start-service-cidr-deletion-controller"
 	ServiceCIDRUsageHookName      = "start-service-cidr-usage-controller"
 )
 
 // addServiceCIDRController is the one place netfork's ServiceCIDR deletion
-// and usage controllers and the kubernetes-bridge controller are built. One
+// and usage controllers and the service-bridge controller are built. One
 // apiserver at a time runs them, elected on a Lease, only with
 // MultiCIDRServiceAllocator; the deletion controller unless
 // --enable-servicecidr-controller=false, the usage controller always, as
@@ -176,8 +176,8 @@ func (c CompletedConfig) addServiceCIDRController(server *genericapiserver.Gener
 						wg.Go(func() { ctrl.Run(ctx, 1) })
 					}
 				}
-				if ctrl, err := kubernetesbridge.New(client, services, slices); err != nil {
-					logger.Error(err, "Building the kubernetes-bridge controller")
+				if ctrl, err := servicebridge.New(client, services, slices); err != nil {
+					logger.Error(err, "Building the service-bridge controller")
 				} else {
 					wg.Go(func() { ctrl.Run(ctx) })
 				}

@@ -20,19 +20,21 @@ limitations under the License.
 //
 // A ClusterIP cannot be edited, but a Service may change type: each Service is
 // flipped to ExternalName (a CNAME to a bridge Service, so its name keeps
-// resolving), a bridge Service takes the old address with the same selector
-// and ports, and the Service is flipped back to its type with its addresses in
-// the target range (the same host offset where free). The Service keeps its
-// UID, metadata and the rest of its spec; the bridges keep old-address clients
-// working until Finish removes them.
+// resolving), a bridge Service takes the old address with the same ports, and
+// the Service is flipped back to its type with its addresses in the target
+// range (the same host offset where free). The Service keeps its UID,
+// metadata, EndpointSlices and the rest of its spec; the bridges keep
+// old-address clients working until Finish removes them. Bridges have no
+// selector: the apiservers' service-bridge controller
+// (github.com/netfork/netfork/pkg/controlplane/controller/servicebridge) keeps
+// each a copy of the moved Service's EndpointSlices, which the renumber writes
+// itself just before it frees the old address, so that kube-proxy sees the
+// bridge with its endpoints.
 //
 // The `kubernetes` Service is the apiservers', who recreate it at their range's
 // first address and never move it: before the cut-over the renumber deletes
-// it and at once creates its bridge at the old address, and the apiservers'
-// kubernetes-bridge controller
-// (github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge)
-// gives that selectorless bridge their EndpointSlices, so pods holding the old
-// KUBERNETES_SERVICE_HOST keep reaching them.
+// it and at once creates its bridge at the old address, so pods holding the
+// old KUBERNETES_SERVICE_HOST keep reaching the apiservers.
 //
 // Every change is recorded first in one ConfigMap (kube-system/
 // servicecidr-renumber), and every step is derived again from the cluster and

@@ -98,10 +98,9 @@ func (r *Runner) refuseOldPods(ctx context.Context, st *State) error {
 	return nil
 }
 
-func (r *Runner) deleteBridge(ctx context.Context, rec *ServiceRecord) error {
-	if rec.Bridge == "" {
-		return nil
-	}
+// deleteBridgeService deletes rec's bridge Service unless it is gone or
+// another Service has its name.
+func (r *Runner) deleteBridgeService(ctx context.Context, rec *ServiceRecord) error {
 	svcs := r.client.CoreV1().Services(rec.Namespace)
 	b, err := svcs.Get(ctx, rec.Bridge, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -118,6 +117,18 @@ func (r *Runner) deleteBridge(ctx context.Context, rec *ServiceRecord) error {
 		return fmt.Errorf("deleting bridge Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
 	}
 	return r.step("Service %s/%s: bridge deleted, %s released", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
+}
+
+// deleteBridge deletes rec's bridge and the EndpointSlices written ahead for
+// it that it never adopted; its own go with it.
+func (r *Runner) deleteBridge(ctx context.Context, rec *ServiceRecord) error {
+	if rec.Bridge == "" {
+		return nil
+	}
+	if err := r.deleteBridgeService(ctx, rec); err != nil {
+		return err
+	}
+	return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 }
 
 // leftAfterFinish deletes the target ServiceCIDR once the apiservers' own
@@ -206,24 +217,38 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 	return nil, r.step("rolled back: ConfigMap %s/%s deleted", StateNamespace, StateName)
 }
 
-// unmove takes one recorded Service back to its old addresses.
+// unmove takes one recorded Service back to its old addresses and deletes
+// its bridge; the bridge of a Service deleted since goes too. Between the
+// bridge's delete and the Service's return to the old address no other call
+// is made, so kube-proxy rarely sees the address without a Service.
 func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
-	if live == nil || err != nil {
+	if err != nil {
 		return err
+	}
+	if live == nil {
+		return r.deleteBridge(ctx, rec)
 	}
 	if live.Spec.Type != corev1.ServiceTypeExternalName {
 		if equalIPs(clusterIPs(live), rec.OldClusterIPs) {
-			return r.restoreOwners(ctx, rec, live)
+			if err := r.restoreOwners(ctx, rec, live); err != nil {
+				return err
+			}
+			return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 		}
 		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
 			return err
 		}
 	}
-	if err := r.deleteBridge(ctx, rec); err != nil {
+	if rec.Bridge != "" {
+		if err := r.deleteBridgeService(ctx, rec); err != nil {
+			return err
+		}
+	}
+	if err := r.restore(ctx, st, rec, live, rec.OldClusterIPs, false); err != nil {
 		return err
 	}
-	return r.restore(ctx, st, rec, live, rec.OldClusterIPs, false)
+	return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 }
 
 // deleteTarget deletes the target ServiceCIDR unless it is gone or going.

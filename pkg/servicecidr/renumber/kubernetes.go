@@ -31,11 +31,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
-	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 )
 
 // kubernetesName is the apiservers' Service, in namespace default.
-const kubernetesName = kubernetesbridge.KubernetesService
+const kubernetesName = "kubernetes"
 
 // defaultKubernetesTimeout bounds each wait for the apiservers: they recreate
 // the `kubernetes` Service once per endpoint reconcile interval (10 s by default).
@@ -121,7 +121,7 @@ func (r *Runner) getKubernetesBridge(ctx context.Context, rec *ServiceRecord) (*
 // whatever step a previous run reached: it records it, deletes it and at once
 // creates its bridge at the old addresses (which it held until then), and
 // waits until the apiservers, rolled to the target, have recreated it there
-// and their kubernetes-bridge controller has given the bridge their endpoints.
+// and their service-bridge controller has adopted the bridge's copies of their EndpointSlices.
 // It runs before the cut-over: once the old ServiceCIDR is being deleted no
 // address in it can be taken again.
 func (r *Runner) moveKubernetes(ctx context.Context, st *State) error {
@@ -158,13 +158,21 @@ func (r *Runner) moveKubernetes(ctx context.Context, st *State) error {
 	return r.waitKubernetesMoved(ctx, rec, to)
 }
 
-// replaceKubernetes deletes the recorded `kubernetes` Service, if still
-// there, and creates its bridge at the old addresses with no API call in
-// between, so that kube-proxy, which syncs at most once a second, rarely sees
-// the address without a Service.
+// replaceKubernetes writes the bridge's EndpointSlices, deletes the recorded
+// `kubernetes` Service, if still there, and creates its bridge at the old
+// addresses with no API call in between, so that kube-proxy, which syncs at
+// most once a second, rarely sees the address without a Service, and sees the
+// bridge with its endpoints.
 func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live *corev1.Service, to Ranges) error {
+	kept := live != nil && live.UID == rec.UID
+	if live != nil && !kept && !allIn(clusterIPs(live), to) {
+		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(clusterIPs(live), ","), to, to)
+	}
+	if err := r.writeAhead(ctx, rec); err != nil {
+		return err
+	}
 	svcs := r.client.CoreV1().Services(rec.Namespace)
-	if live != nil && live.UID == rec.UID {
+	if kept {
 		err := svcs.Delete(ctx, rec.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &rec.UID}})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Service %s: %w", rec.key(), err)
@@ -172,8 +180,6 @@ func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live
 		if err := r.step("Service %s deleted, %s released; the apiservers recreate it at %s", rec.key(), strings.Join(rec.OldClusterIPs, ","), strings.Join(rec.NewClusterIPs, ",")); err != nil {
 			return err
 		}
-	} else if live != nil && !allIn(clusterIPs(live), to) {
-		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(clusterIPs(live), ","), to, to)
 	}
 	if _, err := svcs.Create(ctx, newBridge(rec), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
 		return fmt.Errorf("creating bridge Service %s/%s at %s, the old address of Service %s, which pods started before hold: %w", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","), rec.key(), err)
@@ -194,7 +200,7 @@ func hostRanges(ips []string) Ranges {
 
 // waitKubernetesMoved waits until the `kubernetes` Service is back inside to
 // and, when the apiservers publish EndpointSlices for it, its bridge has one
-// of each address type from their kubernetes-bridge controller.
+// of each address type owned by it, which their service-bridge controller keeps.
 func (r *Runner) waitKubernetesMoved(ctx context.Context, rec *ServiceRecord, to Ranges) error {
 	var why string
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, r.opts.KubernetesTimeout, true, func(ctx context.Context) (bool, error) {
@@ -213,7 +219,7 @@ func (r *Runner) waitKubernetesMoved(ctx context.Context, rec *ServiceRecord, to
 		if err != nil || missing == "" {
 			return err == nil, err
 		}
-		why = fmt.Sprintf("bridge %s/%s has no %s EndpointSlice managed by %s: check that the apiservers are netfork's with its kubernetes-bridge controller", rec.Namespace, rec.Bridge, missing, kubernetesbridge.ManagedBy)
+		why = fmt.Sprintf("bridge %s/%s has no %s EndpointSlice owned by it and managed by %s: check that the apiservers are netfork's with its service-bridge controller", rec.Namespace, rec.Bridge, missing, servicebridge.ManagedBy)
 		return false, nil
 	})
 	if err == nil {
@@ -226,20 +232,22 @@ func (r *Runner) waitKubernetesMoved(ctx context.Context, rec *ServiceRecord, to
 }
 
 // bridgeSlicesMissing names an address type of the `kubernetes` Service's
-// EndpointSlices that its bridge has no slice of, "" when none.
+// EndpointSlices that its bridge has no adopted copy of, "" when none.
 func (r *Runner) bridgeSlicesMissing(ctx context.Context, rec *ServiceRecord) (string, error) {
 	slices := r.client.DiscoveryV1().EndpointSlices(rec.Namespace)
 	src, err := slices.List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Name})
 	if err != nil {
 		return "", fmt.Errorf("listing the EndpointSlices of Service %s: %w", rec.key(), err)
 	}
-	dst, err := slices.List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Bridge + "," + discoveryv1.LabelManagedBy + "=" + kubernetesbridge.ManagedBy})
+	dst, err := slices.List(ctx, metav1.ListOptions{LabelSelector: servicebridge.Selector(rec.Bridge).String()})
 	if err != nil {
 		return "", fmt.Errorf("listing the EndpointSlices of Service %s/%s: %w", rec.Namespace, rec.Bridge, err)
 	}
 	have := map[discoveryv1.AddressType]bool{}
-	for _, s := range dst.Items {
-		have[s.AddressType] = true
+	for i := range dst.Items {
+		if adopted(&dst.Items[i], rec.Bridge) {
+			have[dst.Items[i].AddressType] = true
+		}
 	}
 	for _, s := range src.Items {
 		if !have[s.AddressType] {

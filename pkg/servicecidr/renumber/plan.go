@@ -319,7 +319,7 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 		add("ConfigMap %s/%s key %s: %s", metav1.NamespaceSystem, u.Name, u.Key, u.summary)
 	}
 	if k := kubernetes; k != nil && (k.Disposition == Move || k.Disposition == Moved) {
-		add("%sService %s/%s (the apiservers'): record it; delete it and at once create Service %s/%s at %s, which the apiservers' kubernetes-bridge controller gives their endpoints; wait until the apiservers recreate Service %s/%s at %s",
+		add("%sService %s/%s (the apiservers'): record it; delete it and at once create Service %s/%s at %s, which the apiservers' service-bridge controller gives their endpoints; wait until the apiservers recreate Service %s/%s at %s",
 			done(k.Disposition == Moved), k.Namespace, k.Name, k.Namespace, k.Bridge, strings.Join(k.OldClusterIPs, ","), k.Namespace, k.Name, strings.Join(k.NewClusterIPs, ","))
 	}
 	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while the bridges hold old addresses", done(st.Phase != "" && oldGone), defaultServiceCIDRName, from)

@@ -260,7 +260,8 @@ func (r *Runner) ensureTarget(ctx context.Context, st *State) error {
 }
 
 // moveAll records the Services in the old range not yet recorded, moves every
-// recorded one, and repeats while new ones turn up.
+// recorded one, repeats while new ones turn up, and waits until the apiservers
+// have adopted the bridges' EndpointSlices.
 func (r *Runner) moveAll(ctx context.Context, st *State) error {
 	for {
 		c, err := readCluster(ctx, r.client)
@@ -286,7 +287,7 @@ func (r *Runner) moveAll(ctx context.Context, st *State) error {
 			}
 		}
 		if len(fresh) == 0 {
-			return nil
+			return r.waitAdopted(ctx, st)
 		}
 	}
 }
@@ -325,7 +326,17 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 				return err
 			}
 		}
+		if rec.Bridge != "" {
+			if err := r.writeAhead(ctx, rec); err != nil {
+				return err
+			}
+		}
 		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
+			return err
+		}
+	} else if rec.Bridge != "" {
+		// stopped after the flip: written already unless stopped in between
+		if err := r.writeAhead(ctx, rec); err != nil {
 			return err
 		}
 	}
@@ -365,7 +376,7 @@ func plainPorts(ports []corev1.ServicePort) []corev1.ServicePort {
 }
 
 // ensureBridge creates the bridge Service at the old addresses, with the
-// moved Service's selector and ports, unless it exists.
+// moved Service's ports, unless it exists.
 func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord) error {
 	svcs := r.client.CoreV1().Services(rec.Namespace)
 	// Create first and read only when that fails: the old address is unserved from the flip
@@ -388,6 +399,9 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 		// quota, an admission policy): the Service moves on without a bridge
 		// rather than wait as ExternalName.
 		fmt.Fprintf(r.opts.Log, "Service %s: no bridge at %s: %v\n", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
+		if err := r.deleteAhead(ctx, rec.Namespace, rec.Bridge); err != nil {
+			return err
+		}
 		rec.Bridge = ""
 		return r.store.save(ctx, st)
 	}
@@ -395,8 +409,9 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 }
 
 // newBridge is the bridge Service of rec at its old addresses, with its
-// selector (none for the `kubernetes` Service), ports without node ports, IP
-// families and session affinity.
+// ports without node ports, IP families and session affinity, and no
+// selector: the apiservers' service-bridge controller gives it copies of the
+// moved Service's EndpointSlices.
 func newBridge(rec *ServiceRecord) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
@@ -409,7 +424,6 @@ func newBridge(rec *ServiceRecord) *corev1.Service {
 			ClusterIPs:               rec.OldClusterIPs,
 			IPFamilies:               rec.Spec.IPFamilies,
 			IPFamilyPolicy:           rec.Spec.IPFamilyPolicy,
-			Selector:                 rec.Spec.Selector,
 			Ports:                    plainPorts(rec.Spec.Ports),
 			SessionAffinity:          rec.Spec.SessionAffinity,
 			SessionAffinityConfig:    rec.Spec.SessionAffinityConfig,

@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 )
 
 const (
@@ -42,11 +42,11 @@ const (
 	// FieldManager names the tool in managedFields and is its user agent.
 	FieldManager = "kubectl-servicecidr"
 	// BridgeLabel marks a bridge Service; its value is the moved Service's name.
-	// The apiservers' kubernetes-bridge controller gives the bridge of the
-	// `kubernetes` Service the apiservers' endpoints.
-	BridgeLabel = kubernetesbridge.BridgeLabel
+	// The apiservers' service-bridge controller gives each bridge copies of
+	// the moved Service's EndpointSlices.
+	BridgeLabel = servicebridge.BridgeLabel
 	// KubernetesBridgeName is the bridge of the `kubernetes` Service.
-	KubernetesBridgeName = kubernetesbridge.KubernetesService + "-renumber-bridge"
+	KubernetesBridgeName = kubernetesName + "-renumber-bridge"
 	// defaultServiceCIDRName is the ServiceCIDR the apiservers keep from their flags.
 	defaultServiceCIDRName = "kubernetes"
 )

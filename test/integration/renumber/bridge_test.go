@@ -31,13 +31,13 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 
-	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
 )
 
-// TestKubernetesBridgeDualStack checks the kubernetes-bridge controller runs
+// TestKubernetesBridgeDualStack checks the service-bridge controller runs
 // with DualStackAPIServer on too, where netfork's own controller keeps the
 // kubernetes Service dual-stack with one EndpointSlice per family: a bridge
 // gets both, and loses them when it is deleted.
@@ -72,7 +72,7 @@ func TestKubernetesBridgeDualStack(t *testing.T) {
 		if kubernetesSlices, err = endpointsByType(ctx, s.Client, "kubernetes", ""); err != nil {
 			return false, err
 		}
-		got, err = endpointsByType(ctx, s.Client, bridge.Name, kubernetesbridge.ManagedBy)
+		got, err = endpointsByType(ctx, s.Client, bridge.Name, servicebridge.ManagedBy)
 		return err == nil && len(got) == 2 && reflect.DeepEqual(got, kubernetesSlices), nil
 	})
 	if err != nil {

@@ -38,7 +38,7 @@ import (
 
 	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
-	"github.com/netfork/netfork/pkg/controlplane/controller/kubernetesbridge"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -305,6 +305,7 @@ func newFixture(ctx context.Context, t *testing.T, client kubernetes.Interface, 
 			t.Fatalf("creating Service %s/%s: %v", s.Namespace, s.Name, err)
 		}
 		f.services[s.Namespace+"/"+s.Name] = created
+		createSlices(ctx, t, client, created, len(f.services))
 	}
 	return f
 }
@@ -420,14 +421,75 @@ func diffSnapshots(a, b map[string]string) []string {
 	return d
 }
 
-// endpointsByType describes the EndpointSlices of Service name (managed by
-// managedBy, when set) per address type: each endpoint with its conditions, and the ports.
+// createSlices gives a Service with ClusterIPs one EndpointSlice per IP
+// family, as kube-controller-manager would (there is none here), with one
+// endpoint numbered n, for its bridge to copy.
+func createSlices(ctx context.Context, t *testing.T, client kubernetes.Interface, svc *corev1.Service, n int) {
+	t.Helper()
+	if len(svc.Spec.ClusterIPs) == 0 || svc.Spec.ClusterIPs[0] == corev1.ClusterIPNone {
+		return
+	}
+	var ports []discoveryv1.EndpointPort
+	for _, p := range svc.Spec.Ports {
+		port := int32(p.TargetPort.IntValue())
+		if port == 0 {
+			port = p.Port
+		}
+		ports = append(ports, discoveryv1.EndpointPort{Name: ptr.To(p.Name), Port: ptr.To(port), Protocol: ptr.To(p.Protocol)})
+	}
+	for _, family := range svc.Spec.IPFamilies {
+		t6, ip := discoveryv1.AddressTypeIPv4, fmt.Sprintf("198.18.0.%d", n)
+		if family == corev1.IPv6Protocol {
+			t6, ip = discoveryv1.AddressTypeIPv6, fmt.Sprintf("fd00:198:18::%d", n)
+		}
+		s := &discoveryv1.EndpointSlice{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: svc.Name + "-" + strings.ToLower(string(family)), Namespace: svc.Namespace,
+				Labels:          map[string]string{discoveryv1.LabelServiceName: svc.Name, discoveryv1.LabelManagedBy: "endpointslice-controller.k8s.io"},
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(svc, corev1.SchemeGroupVersion.WithKind("Service"))},
+			},
+			AddressType: t6,
+			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+			Ports:       ports,
+		}
+		if _, err := client.DiscoveryV1().EndpointSlices(svc.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating EndpointSlice %s/%s: %v", s.Namespace, s.Name, err)
+		}
+	}
+}
+
+// unowned counts the EndpointSlices written for the bridge namespace/name
+// that have no owner: the apiserver has not adopted them.
+func unowned(ctx context.Context, t *testing.T, client kubernetes.Interface, namespace, name string) int {
+	t.Helper()
+	l, err := client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: servicebridge.Selector(name).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range l.Items {
+		if len(s.OwnerReferences) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// endpointsByType describes the EndpointSlices of Service name in namespace
+// default (managed by managedBy, when set) per address type.
 func endpointsByType(ctx context.Context, client kubernetes.Interface, name, managedBy string) (map[discoveryv1.AddressType]string, error) {
+	return endpointsIn(ctx, client, metav1.NamespaceDefault, name, managedBy)
+}
+
+// endpointsIn describes the EndpointSlices of Service namespace/name (managed
+// by managedBy, when set) per address type: each endpoint with its
+// conditions, and the ports.
+func endpointsIn(ctx context.Context, client kubernetes.Interface, namespace, name, managedBy string) (map[discoveryv1.AddressType]string, error) {
 	selector := discoveryv1.LabelServiceName + "=" + name
 	if managedBy != "" {
 		selector += "," + discoveryv1.LabelManagedBy + "=" + managedBy
 	}
-	l, err := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	l, err := client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +510,7 @@ func endpointsByType(ctx context.Context, client kubernetes.Interface, name, man
 
 // checkKubernetesMoved fails unless the kubernetes Service is at the target's
 // first address and its bridge holds oldIPs with the apiserver's endpoints,
-// copied by the apiserver's kubernetes-bridge controller; it returns the bridge.
+// copied by the apiserver's service-bridge controller; it returns the bridge.
 func checkKubernetesMoved(ctx context.Context, t *testing.T, client kubernetes.Interface, oldIPs []string) *corev1.Service {
 	t.Helper()
 	k, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
@@ -465,7 +527,7 @@ func checkKubernetesMoved(ctx context.Context, t *testing.T, client kubernetes.I
 		if src, err = endpointsByType(ctx, client, "kubernetes", ""); err != nil {
 			return false, err
 		}
-		if dst, err = endpointsByType(ctx, client, b.Name, kubernetesbridge.ManagedBy); err != nil {
+		if dst, err = endpointsByType(ctx, client, b.Name, servicebridge.ManagedBy); err != nil {
 			return false, err
 		}
 		return reflect.DeepEqual(src, dst) && strings.Contains(src[discoveryv1.AddressTypeIPv4], "["+advertised+"] ready=true"), nil

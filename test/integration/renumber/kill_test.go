@@ -20,15 +20,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 )
 
@@ -131,6 +136,29 @@ func TestRenumberKilledAtEveryStep(t *testing.T) {
 	if bridges := listBridges(ctx, t, s.Client); len(bridges) != 0 {
 		t.Errorf("bridges left after finish: %v", bridges)
 	}
+	waitNoCopies(ctx, t, s.Client)
+}
+
+// waitNoCopies waits until no bridge EndpointSlice is left: the apiserver's
+// controller deletes the copies of a deleted bridge, the renumber those it
+// wrote that no bridge adopted.
+func waitNoCopies(ctx context.Context, t *testing.T, client kubernetes.Interface) {
+	t.Helper()
+	var left []string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		l, err := client.DiscoveryV1().EndpointSlices("").List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelManagedBy + "=" + servicebridge.ManagedBy})
+		if err != nil {
+			return false, err
+		}
+		left = left[:0]
+		for _, s := range l.Items {
+			left = append(left, fmt.Sprintf("%s/%s (owners %d)", s.Namespace, s.Name, len(s.OwnerReferences)))
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("bridge EndpointSlices left: %v (%v)", left, err)
+	}
 }
 
 func checkPhase(ctx context.Context, t *testing.T, client kubernetes.Interface, want renumber.Phase) {
@@ -201,6 +229,7 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 		if d := diffSnapshots(before, snapshot(ctx, t, s.Client, true)); len(d) > 0 {
 			t.Errorf("after the rollback the cluster differs: %v", d)
 		}
+		waitNoCopies(ctx, t, s.Client)
 	}
 	for _, stop := range []struct {
 		name string
@@ -211,6 +240,7 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 		{"services recorded", func(_ int, msg string) bool {
 			return strings.HasPrefix(msg, "recorded ") && strings.HasSuffix(msg, "Services")
 		}},
+		{"slices written ahead", func(_ int, msg string) bool { return strings.Contains(msg, "EndpointSlices written for its bridge") }},
 		{"one flipped", func(_ int, msg string) bool { return strings.Contains(msg, "type ExternalName") }},
 		{"one bridged", func(_ int, msg string) bool { return strings.Contains(msg, "bridge created") }},
 		{"one moved", func(_ int, msg string) bool { return strings.Contains(msg, "back to type") }},

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -145,8 +147,23 @@ func TestRenumberMixedServices(t *testing.T) {
 			continue
 		}
 		b := bridge.Items[0]
-		if !equalStrings(b.Spec.ClusterIPs, ips) || !equalMaps(b.Spec.Selector, want.Spec.Selector) {
-			t.Errorf("bridge %s/%s has ClusterIPs %v and selector %v, want %v and %v", b.Namespace, b.Name, b.Spec.ClusterIPs, b.Spec.Selector, ips, want.Spec.Selector)
+		if !equalStrings(b.Spec.ClusterIPs, ips) || len(b.Spec.Selector) != 0 {
+			t.Errorf("bridge %s/%s has ClusterIPs %v and selector %v, want %v and none", b.Namespace, b.Name, b.Spec.ClusterIPs, b.Spec.Selector, ips)
+		}
+		// The renumber returns once the apiserver adopted the copies it wrote.
+		src, err := endpointsIn(ctx, s.Client, got.Namespace, got.Name, "endpointslice-controller.k8s.io")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := endpointsIn(ctx, s.Client, b.Namespace, b.Name, servicebridge.ManagedBy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(src) == 0 || !reflect.DeepEqual(src, dst) {
+			t.Errorf("bridge %s/%s has EndpointSlices %v, want copies of its Service's %v", b.Namespace, b.Name, dst, src)
+		}
+		if n := unowned(ctx, t, s.Client, b.Namespace, b.Name); n > 0 {
+			t.Errorf("bridge %s/%s has %d EndpointSlices the apiserver did not adopt", b.Namespace, b.Name, n)
 		}
 		for _, ip := range ips {
 			ipa, err := s.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
@@ -251,18 +268,6 @@ func hostPart(ip string) string {
 }
 
 func equalStrings(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // managers names a Service's field managers and their operations.
 func managers(s *corev1.Service) string {

@@ -14,14 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kubernetesbridge
+package servicebridge
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -29,26 +27,32 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
-// sync makes the slices of the bridge name what the `kubernetes` slices say,
-// or deletes them when name is not a bridge (any more).
-func (c *Controller) sync(ctx context.Context, name string) error {
-	svc, err := c.services.Services(metav1.NamespaceDefault).Get(name)
+// sync makes the slices of the bridge key copies of its Service's slices, or
+// deletes them when it is not a bridge (any more). Slices with no owner whose
+// bridge does not exist yet are kubectl-servicecidr's, written ahead of the
+// bridge so it has endpoints from its first moment: they are left for it.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return err
+	}
+	svc, err := c.services.Services(namespace).Get(name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	var want []*discoveryv1.EndpointSlice
-	if isBridge(svc) {
-		if want, err = c.desired(svc); err != nil {
+	if IsBridge(svc) {
+		sources, err := c.slices.EndpointSlices(namespace).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: svc.Labels[BridgeLabel]}))
+		if err != nil {
 			return err
 		}
+		want = Mirror(namespace, name, metav1.NewControllerRef(svc, corev1.SchemeGroupVersion.WithKind("Service")), svc.Labels[BridgeLabel], sources)
 	}
-	have, err := c.slices.EndpointSlices(metav1.NamespaceDefault).List(labels.SelectorFromSet(labels.Set{
-		discoveryv1.LabelServiceName: name,
-		discoveryv1.LabelManagedBy:   ManagedBy,
-	}))
+	have, err := c.slices.EndpointSlices(namespace).List(Selector(name))
 	if err != nil {
 		return err
 	}
@@ -62,70 +66,23 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		delete(byName, w.Name)
 	}
 	for _, s := range byName {
+		if svc == nil && len(s.OwnerReferences) == 0 {
+			continue
+		}
 		errs = append(errs, c.remove(ctx, s))
 	}
 	return errors.Join(errs...)
 }
 
-// desired is one slice per address type of the `kubernetes` slices, for svc.
-// Slices of one type are merged in name order; one whose ports differ from
-// the first's is left out (the apiservers write one slice per type).
-func (c *Controller) desired(svc *corev1.Service) ([]*discoveryv1.EndpointSlice, error) {
-	sources, err := c.slices.EndpointSlices(metav1.NamespaceDefault).List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: KubernetesService}))
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(sources, func(i, j int) bool { return sources[i].Name < sources[j].Name })
-	owner := metav1.NewControllerRef(svc, corev1.SchemeGroupVersion.WithKind("Service"))
-	byType := map[discoveryv1.AddressType]*discoveryv1.EndpointSlice{}
-	var out []*discoveryv1.EndpointSlice
-	for _, src := range sources {
-		if src.Labels[discoveryv1.LabelManagedBy] == ManagedBy {
-			continue
-		}
-		s, ok := byType[src.AddressType]
-		if !ok {
-			s = &discoveryv1.EndpointSlice{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:            SliceName(svc.Name, src.AddressType),
-					Namespace:       metav1.NamespaceDefault,
-					Labels:          map[string]string{discoveryv1.LabelServiceName: svc.Name, discoveryv1.LabelManagedBy: ManagedBy},
-					OwnerReferences: []metav1.OwnerReference{*owner},
-				},
-				AddressType: src.AddressType,
-				Endpoints:   []discoveryv1.Endpoint{},
-				Ports:       deepCopyPorts(src.Ports),
-			}
-			byType[src.AddressType] = s
-			out = append(out, s)
-		} else if !equality.Semantic.DeepEqual(s.Ports, src.Ports) {
-			continue
-		}
-		for i := range src.Endpoints {
-			s.Endpoints = append(s.Endpoints, *src.Endpoints[i].DeepCopy())
-		}
-	}
-	return out, nil
-}
-
-// SliceName is the name of a bridge's slice of one address type, e.g.
-// kubernetes-renumber-bridge-ipv4.
-func SliceName(bridge string, t discoveryv1.AddressType) string {
-	return bridge + "-" + strings.ToLower(string(t))
-}
-
-func deepCopyPorts(ports []discoveryv1.EndpointPort) []discoveryv1.EndpointPort {
-	out := make([]discoveryv1.EndpointPort, len(ports))
-	for i := range ports {
-		ports[i].DeepCopyInto(&out[i])
-	}
-	return out
+// Selector selects the slices this controller keeps for the bridge name.
+func Selector(bridge string) labels.Selector {
+	return labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: bridge, discoveryv1.LabelManagedBy: ManagedBy})
 }
 
 // write creates want, or updates have to it when they differ; labels others
 // put on have are kept.
 func (c *Controller) write(ctx context.Context, have, want *discoveryv1.EndpointSlice) error {
-	slices := c.client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault)
+	slices := c.client.DiscoveryV1().EndpointSlices(want.Namespace)
 	if have == nil {
 		if _, err := slices.Create(ctx, want, metav1.CreateOptions{FieldManager: ControllerName}); err != nil {
 			return fmt.Errorf("creating EndpointSlice %s/%s: %w", want.Namespace, want.Name, err)
@@ -135,6 +92,13 @@ func (c *Controller) write(ctx context.Context, have, want *discoveryv1.Endpoint
 	}
 	if upToDate(have, want) {
 		return nil
+	}
+	if have.AddressType != want.AddressType {
+		// immutable: its source was made again with another type
+		if err := c.remove(ctx, have); err != nil {
+			return err
+		}
+		return c.write(ctx, nil, want)
 	}
 	u := have.DeepCopy()
 	for k, v := range want.Labels {
@@ -157,12 +121,13 @@ func upToDate(have, want *discoveryv1.EndpointSlice) bool {
 			return false
 		}
 	}
-	return equality.Semantic.DeepEqual(have.OwnerReferences, want.OwnerReferences) &&
+	return have.AddressType == want.AddressType &&
+		equality.Semantic.DeepEqual(have.OwnerReferences, want.OwnerReferences) &&
 		equality.Semantic.DeepEqual(have.Endpoints, want.Endpoints) &&
 		equality.Semantic.DeepEqual(have.Ports, want.Ports)
 }
 
-// remove deletes a slice of a bridge that is gone or has no slice of its type now.
+// remove deletes a slice of a bridge that is gone, or that its Service no longer has.
 func (c *Controller) remove(ctx context.Context, s *discoveryv1.EndpointSlice) error {
 	err := c.client.DiscoveryV1().EndpointSlices(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
 	if err != nil && !apierrors.IsNotFound(err) {

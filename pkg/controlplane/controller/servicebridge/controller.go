@@ -14,17 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kubernetesbridge
+package servicebridge
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	discoveryv1informers "k8s.io/client-go/informers/discovery/v1"
@@ -40,29 +41,35 @@ import (
 
 const (
 	// BridgeLabel marks a bridge Service of kubectl-servicecidr; its value is
-	// the name of the Service it keeps an old address of.
+	// the name of the Service, in the same namespace, it keeps an old address of.
 	BridgeLabel = "servicecidr.netfork.io/bridge-for"
-	// KubernetesService is the apiservers' Service, in namespace default.
-	KubernetesService = "kubernetes"
 	// ManagedBy is the endpointslice.kubernetes.io/managed-by value of the
 	// slices this controller writes: not kube-controller-manager's
 	// endpointslice-controller.k8s.io nor endpointslicemirroring-controller.k8s.io,
 	// so neither touches them.
-	ManagedBy = "kubernetes-bridge.netfork.io"
+	ManagedBy = "servicecidr-bridge.netfork.io"
 	// ControllerName names the controller in logs and is its field manager.
-	ControllerName = "netfork-kubernetes-bridge"
+	ControllerName = "netfork-service-bridge"
 
 	// maxRetries drops a key after about 80 s of failures; events bring it back.
 	maxRetries = 15
 )
 
-// Controller keeps the EndpointSlices of every bridge of the `kubernetes` Service.
+// Controller keeps the EndpointSlices of every bridge Service: copies of the
+// slices of the Service it bridges.
 type Controller struct {
 	client   kubernetes.Interface
 	services corev1listers.ServiceLister
 	slices   discoveryv1listers.EndpointSliceLister
+	// queue holds bridges' namespace/name keys.
 	queue    workqueue.TypedRateLimitingInterface[string]
 	handlers handlers.Set
+
+	mu sync.Mutex
+	// bridges maps a bridged Service's key to the names of the Services
+	// labeled as its bridges in its namespace, so a slice event finds them
+	// without a scan.
+	bridges map[string]sets.Set[string]
 }
 
 // New returns a controller fed by the Service and EndpointSlice informers.
@@ -74,25 +81,26 @@ func New(client kubernetes.Interface, services corev1informers.ServiceInformer, 
 		slices:   slices.Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "kubernetes_bridge"},
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "service_bridge"},
 		),
+		bridges: map[string]sets.Set[string]{},
 	}
-	for _, h := range []struct {
-		source handlers.Source
-		on     func(any)
-	}{
-		{services.Informer(), c.onService},
-		{slices.Informer(), c.onSlice},
-	} {
-		err := c.handlers.Add(h.source, cache.ResourceEventHandlerFuncs{
-			AddFunc: h.on,
-			// both: an object that stops matching must be seen too
-			UpdateFunc: func(old, cur any) { h.on(old); h.on(cur) },
-			DeleteFunc: h.on,
-		})
-		if err != nil {
-			return nil, err
-		}
+	err := c.handlers.Add(services.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onService(nil, obj) },
+		UpdateFunc: c.onService,
+		DeleteFunc: func(obj any) { c.onService(obj, nil) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = c.handlers.Add(slices.Informer(), cache.ResourceEventHandlerFuncs{
+		AddFunc: c.onSlice,
+		// both: a slice that stops matching must be seen too
+		UpdateFunc: func(old, cur any) { c.onSlice(old); c.onSlice(cur) },
+		DeleteFunc: c.onSlice,
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -115,28 +123,52 @@ func unwrap(obj any) metav1.Object {
 	return m
 }
 
-// onService queues a Service of namespace default labeled as a bridge of `kubernetes`.
-func (c *Controller) onService(obj any) {
-	if s := unwrap(obj); s != nil && s.GetNamespace() == metav1.NamespaceDefault && s.GetLabels()[BridgeLabel] == KubernetesService {
-		c.queue.Add(s.GetName())
+// onService follows the labeled Services: old is what was (nil on an add),
+// cur what is (nil on a delete). A bridge is queued whenever it changes.
+func (c *Controller) onService(old, cur any) {
+	o, n := unwrap(old), unwrap(cur)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o != nil && o.GetLabels()[BridgeLabel] != "" {
+		key := o.GetNamespace() + "/" + o.GetLabels()[BridgeLabel]
+		if names := c.bridges[key]; names != nil {
+			names.Delete(o.GetName())
+			if names.Len() == 0 {
+				delete(c.bridges, key)
+			}
+		}
+		c.queue.Add(o.GetNamespace() + "/" + o.GetName())
+	}
+	if n != nil && n.GetLabels()[BridgeLabel] != "" {
+		key := n.GetNamespace() + "/" + n.GetLabels()[BridgeLabel]
+		if c.bridges[key] == nil {
+			c.bridges[key] = sets.New[string]()
+		}
+		c.bridges[key].Insert(n.GetName())
+		c.queue.Add(n.GetNamespace() + "/" + n.GetName())
 	}
 }
 
-// onSlice queues every bridge when a `kubernetes` slice changes, and the
-// bridge of a slice of its own that changed.
+// onSlice queues the bridge of a slice of its own that changed, and every
+// bridge of the Service whose slice changed.
 func (c *Controller) onSlice(obj any) {
 	s := unwrap(obj)
-	if s == nil || s.GetNamespace() != metav1.NamespaceDefault {
+	if s == nil {
 		return
 	}
-	switch l := s.GetLabels(); {
-	case l[discoveryv1.LabelManagedBy] == ManagedBy:
-		c.queue.Add(l[discoveryv1.LabelServiceName])
-	case l[discoveryv1.LabelServiceName] == KubernetesService:
-		bridges, _ := c.services.Services(metav1.NamespaceDefault).List(labels.SelectorFromSet(labels.Set{BridgeLabel: KubernetesService}))
-		for _, b := range bridges {
-			c.queue.Add(b.Name)
-		}
+	l := s.GetLabels()
+	name := l[discoveryv1.LabelServiceName]
+	if name == "" {
+		return
+	}
+	if l[discoveryv1.LabelManagedBy] == ManagedBy {
+		c.queue.Add(s.GetNamespace() + "/" + name)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for b := range c.bridges[s.GetNamespace()+"/"+name] {
+		c.queue.Add(s.GetNamespace() + "/" + b)
 	}
 }
 
@@ -148,29 +180,31 @@ func (c *Controller) worker(ctx context.Context) {
 // processNext syncs one bridge: forgotten on success, retried rate-limited up
 // to maxRetries times, then dropped until its next event.
 func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
+	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
-	defer c.queue.Done(name)
-	err := c.sync(ctx, name)
+	defer c.queue.Done(key)
+	err := c.sync(ctx, key)
 	switch {
 	case err == nil:
-		c.queue.Forget(name)
-	case c.queue.NumRequeues(name) < maxRetries:
-		klog.FromContext(ctx).V(2).Info("Syncing the EndpointSlices of a bridge failed, will retry", "service", klog.KRef(metav1.NamespaceDefault, name), "err", err)
-		c.queue.AddRateLimited(name)
+		c.queue.Forget(key)
+	case c.queue.NumRequeues(key) < maxRetries:
+		klog.FromContext(ctx).V(2).Info("Syncing the EndpointSlices of a bridge failed, will retry", "service", key, "err", err)
+		c.queue.AddRateLimited(key)
 	default:
-		c.queue.Forget(name)
-		utilruntime.HandleErrorWithContext(ctx, err, "Syncing the EndpointSlices of a bridge failed; dropped until its next event", "service", klog.KRef(metav1.NamespaceDefault, name))
+		c.queue.Forget(key)
+		utilruntime.HandleErrorWithContext(ctx, err, "Syncing the EndpointSlices of a bridge failed; dropped until its next event", "service", key)
 	}
 	return true
 }
 
-// isBridge tells whether svc is a bridge of the `kubernetes` Service this
-// controller keeps slices for: labeled, selectorless, not being deleted.
-func isBridge(svc *corev1.Service) bool {
+// IsBridge tells whether svc is a bridge this controller keeps slices for:
+// labeled with another Service's name, selectorless, not ExternalName, not
+// being deleted. A bridge with a selector gets kube-controller-manager's
+// slices instead.
+func IsBridge(svc *corev1.Service) bool {
 	return svc != nil && svc.DeletionTimestamp == nil &&
-		svc.Labels[BridgeLabel] == KubernetesService && len(svc.Spec.Selector) == 0 &&
-		svc.Spec.Type != corev1.ServiceTypeExternalName
+		svc.Labels[BridgeLabel] != "" && svc.Labels[BridgeLabel] != svc.Name &&
+		len(svc.Spec.Selector) == 0 && svc.Spec.Type != corev1.ServiceTypeExternalName
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kubernetesbridge
+package servicebridge
 
 import (
 	"context"
@@ -77,20 +77,60 @@ func httpsPort(port int32) []discoveryv1.EndpointPort {
 	return []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}}
 }
 
+// kubernetesService is the apiservers' Service, in namespace default.
+const kubernetesService = "kubernetes"
+
 // kubernetesSlice is a slice of the `kubernetes` Service as an apiserver writes it.
 func kubernetesSlice(name string, t discoveryv1.AddressType, endpoints ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
 	return &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, Labels: map[string]string{discoveryv1.LabelServiceName: KubernetesService}},
+		ObjectMeta:  metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, Labels: map[string]string{discoveryv1.LabelServiceName: kubernetesService}},
 		AddressType: t,
 		Endpoints:   endpoints,
 		Ports:       httpsPort(6443),
 	}
 }
 
+// slice is a slice of Service service, as kube-controller-manager writes it.
+func slice(namespace, service, name string, t discoveryv1.AddressType, ports []discoveryv1.EndpointPort, endpoints ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
+			discoveryv1.LabelServiceName: service, discoveryv1.LabelManagedBy: "endpointslice-controller.k8s.io",
+		}},
+		AddressType: t,
+		Endpoints:   endpoints,
+		Ports:       ports,
+	}
+}
+
+func tcpPort(name string, port int32) []discoveryv1.EndpointPort {
+	return []discoveryv1.EndpointPort{{Name: ptr.To(name), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}}
+}
+
+// webBridgeName is the bridge of Service apps/web.
+const webBridgeName = "web-renumber-bridge"
+
+// webSlice is a slice of apps/web, whose pods listen on port.
+func webSlice(name string, port int32, endpoints ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
+	return slice("apps", "web", name, discoveryv1.AddressTypeIPv4, tcpPort("http", port), endpoints...)
+}
+
+// webBridge is apps/web's bridge.
+func webBridge() *corev1.Service {
+	return bridge("apps", webBridgeName, func(s *corev1.Service) {
+		s.Labels[BridgeLabel] = "web"
+		s.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}}
+	})
+}
+
+// webCopy is what the bridge's copy of web-<suffix> must be.
+func webCopy(suffix string, port int32, endpoints ...discoveryv1.Endpoint) string {
+	return wantCopy("apps", webBridgeName, webBridgeName+"-"+suffix, discoveryv1.AddressTypeIPv4, tcpPort("http", port), endpoints...)
+}
+
 // bridge is a selectorless Service labeled as a bridge of `kubernetes`, as kubectl-servicecidr makes it.
 func bridge(namespace, name string, mutate func(*corev1.Service)) *corev1.Service {
 	s := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{BridgeLabel: KubernetesService}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{BridgeLabel: kubernetesService}},
 		Spec: corev1.ServiceSpec{
 			Type:       corev1.ServiceTypeClusterIP,
 			ClusterIP:  "10.96.0.1",
@@ -104,7 +144,7 @@ func bridge(namespace, name string, mutate func(*corev1.Service)) *corev1.Servic
 	return s
 }
 
-// describe is a slice as the tests compare it: name, labels, owner, type,
+// describe is a slice as the tests compare it: namespace, name, labels, owner, type,
 // ports and endpoints with their conditions.
 func describe(s *discoveryv1.EndpointSlice) string {
 	var owners []string
@@ -120,7 +160,7 @@ func describe(s *discoveryv1.EndpointSlice) string {
 		c := e.Conditions
 		eps = append(eps, fmt.Sprintf("%s(ready=%v,serving=%v,terminating=%v)", strings.Join(e.Addresses, "+"), fmtBool(c.Ready), fmtBool(c.Serving), fmtBool(c.Terminating)))
 	}
-	return fmt.Sprintf("%s service-name=%s managed-by=%s owner=%s %s ports=%s endpoints=%s", s.Name,
+	return fmt.Sprintf("%s/%s service-name=%s managed-by=%s owner=%s %s ports=%s endpoints=%s", s.Namespace, s.Name,
 		s.Labels[discoveryv1.LabelServiceName], s.Labels[discoveryv1.LabelManagedBy], strings.Join(owners, ","),
 		s.AddressType, strings.Join(ports, ","), strings.Join(eps, ","))
 }
@@ -132,18 +172,29 @@ func fmtBool(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-// want is what the slice of bridge for type t must be.
+// want is what the copy of the `kubernetes` slice of type t (named
+// kubernetes or kubernetes-ipv6, as the apiservers name them) for the bridge
+// in default must be.
 func want(bridge string, t discoveryv1.AddressType, endpoints ...discoveryv1.Endpoint) string {
+	slice := kubernetesService
+	if t == ipv6 {
+		slice += "-ipv6"
+	}
+	return wantCopy(metav1.NamespaceDefault, bridge, SliceName(bridge, kubernetesService, slice), t, httpsPort(6443), endpoints...)
+}
+
+// wantCopy is what a bridge's copy named name must be, owned by the bridge.
+func wantCopy(namespace, bridge, name string, t discoveryv1.AddressType, ports []discoveryv1.EndpointPort, endpoints ...discoveryv1.Endpoint) string {
 	s := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   SliceName(bridge, t),
+			Name: name, Namespace: namespace,
 			Labels: map[string]string{discoveryv1.LabelServiceName: bridge, discoveryv1.LabelManagedBy: ManagedBy},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: bridge, UID: types.UID("uid-" + bridge),
 				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 		},
 		AddressType: t,
 		Endpoints:   endpoints,
-		Ports:       httpsPort(6443),
+		Ports:       ports,
 	}
 	return describe(s)
 }

@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
+)
+
+// writeAhead writes the bridge's EndpointSlices, copies of the moved
+// Service's, while the bridge does not exist yet: kube-proxy then has its
+// endpoints when it sees the bridge, and the old address never refuses. The
+// apiservers' service-bridge controller adopts them once the bridge exists
+// and keeps them equal to the Service's from then on. Copies an earlier run
+// or the controller wrote are left as they are.
+func (r *Runner) writeAhead(ctx context.Context, rec *ServiceRecord) error {
+	slices := r.client.DiscoveryV1().EndpointSlices(rec.Namespace)
+	src, err := slices.List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Name})
+	if err != nil {
+		return fmt.Errorf("listing the EndpointSlices of Service %s: %w", rec.key(), err)
+	}
+	sources := make([]*discoveryv1.EndpointSlice, len(src.Items))
+	for i := range src.Items {
+		sources[i] = &src.Items[i]
+	}
+	written := 0
+	for _, s := range servicebridge.Mirror(rec.Namespace, rec.Bridge, nil, rec.Name, sources) {
+		_, err := slices.Create(ctx, s, metav1.CreateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsAlreadyExists(err):
+		case err != nil:
+			return fmt.Errorf("writing EndpointSlice %s/%s for the bridge of Service %s: %w", s.Namespace, s.Name, rec.key(), err)
+		default:
+			written++
+		}
+	}
+	if written == 0 {
+		return nil
+	}
+	return r.step("Service %s: %d EndpointSlices written for its bridge %s", rec.key(), written, rec.Bridge)
+}
+
+// deleteAhead deletes the copies writeAhead wrote that no bridge adopted:
+// the bridge was refused, or the renumber is rolled back or finished before
+// it was created.
+func (r *Runner) deleteAhead(ctx context.Context, namespace, bridge string) error {
+	if bridge == "" {
+		return nil
+	}
+	slices := r.client.DiscoveryV1().EndpointSlices(namespace)
+	l, err := slices.List(ctx, metav1.ListOptions{LabelSelector: servicebridge.Selector(bridge).String()})
+	if err != nil {
+		return fmt.Errorf("listing the EndpointSlices of bridge %s/%s: %w", namespace, bridge, err)
+	}
+	for i := range l.Items {
+		s := &l.Items[i]
+		if len(s.OwnerReferences) > 0 {
+			continue // the bridge's: they go with it
+		}
+		err := slices.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting EndpointSlice %s/%s: %w", namespace, s.Name, err)
+		}
+		if err := r.step("EndpointSlice %s/%s deleted: its bridge was not created", namespace, s.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitAdopted waits until no copy writeAhead wrote for a recorded bridge is
+// left without its bridge as owner: the apiservers' service-bridge controller
+// keeps the copies of the bridges it adopted equal to their Services'.
+func (r *Runner) waitAdopted(ctx context.Context, st *State) error {
+	bridges := map[string]bool{}
+	for _, rec := range st.Services {
+		if rec.Bridge != "" {
+			bridges[rec.Namespace+"/"+rec.Bridge] = true
+		}
+	}
+	if len(bridges) == 0 {
+		return nil
+	}
+	var pending []string
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, r.opts.KubernetesTimeout, true, func(ctx context.Context) (bool, error) {
+		l, err := r.client.DiscoveryV1().EndpointSlices(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelManagedBy + "=" + servicebridge.ManagedBy})
+		if err != nil {
+			return false, fmt.Errorf("listing the bridges' EndpointSlices: %w", err)
+		}
+		pending = pending[:0]
+		for _, s := range l.Items {
+			if len(s.OwnerReferences) == 0 && bridges[s.Namespace+"/"+s.Labels[discoveryv1.LabelServiceName]] {
+				pending = append(pending, s.Namespace+"/"+s.Name)
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err == nil || ctx.Err() != nil || len(pending) == 0 {
+		return err
+	}
+	return fmt.Errorf("after %s, %d EndpointSlices written for bridges have no owner (%s): the apiservers' service-bridge controller adopts them; check that the apiservers are netfork's, then run renumber again",
+		r.opts.KubernetesTimeout, len(pending), listSome(pending))
+}
+
+// adopted tells whether s is a copy the controller keeps for the bridge name.
+func adopted(s *discoveryv1.EndpointSlice, bridge string) bool {
+	for _, o := range s.OwnerReferences {
+		if o.Kind == "Service" && o.Name == bridge {
+			return true
+		}
+	}
+	return false
+}
