@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,6 +61,55 @@ func (r *Runner) writeAhead(ctx context.Context, rec *ServiceRecord) error {
 		return nil
 	}
 	return r.step("Service %s: %d EndpointSlices written for its bridge %s", rec.key(), written, rec.Bridge)
+}
+
+// defaultKubeProxySyncPeriod is kube-proxy's default minimum sync period
+// (iptables and nftables modes).
+const defaultKubeProxySyncPeriod = time.Second
+
+// settle is how long pace waits after its primer for kube-proxy's sync to start.
+const settle = 200 * time.Millisecond
+
+// paced runs primer, a change kube-proxy sees, with a pause before and after
+// when critical (an address every pod uses: the DNS Service's, the
+// `kubernetes` Service's). The change that frees an old address and the one
+// that takes it again (a flip and a bridge's create, a bridge's delete and a
+// Service's return) leave the address without a Service for one request;
+// kube-proxy applies changes at most once per sync period, and a sync that
+// falls between the two leaves the address answering nothing until the next,
+// up to a period later. kube-proxy starts a sync at once when its last one is
+// older than the period: after a pause of one period with no change from
+// this tool, primer's change starts one, and the two that follow within the
+// period land together in the next. A cluster whose Services or
+// EndpointSlices change all the time keeps kube-proxy busy, and the pause
+// does not help there.
+func (r *Runner) paced(ctx context.Context, critical bool, primer func() error) error {
+	if !critical || r.opts.KubeProxySyncPeriod < 0 {
+		return primer()
+	}
+	if err := r.sleep(ctx, r.opts.KubeProxySyncPeriod+100*time.Millisecond); err != nil {
+		return err
+	}
+	if err := primer(); err != nil {
+		return err
+	}
+	return r.sleep(ctx, settle)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// isDNS tells whether svc is the cluster DNS Service, whose address is every pod's resolver.
+func isDNS(svc *corev1.Service) bool {
+	return svc.Namespace == metav1.NamespaceSystem && svc.Labels[dnsLabel] == dnsLabelValue
 }
 
 // deleteAhead deletes the copies writeAhead wrote that no bridge adopted:

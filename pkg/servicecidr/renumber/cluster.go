@@ -40,7 +40,9 @@ const (
 	kubeletConfigName  = "kubelet-config"
 	kubeletConfigKey   = "kubelet"
 	defaultDomain      = "cluster.local"
-	dnsServiceSelector = "k8s-app=kube-dns"
+	dnsServiceSelector = dnsLabel + "=" + dnsLabelValue
+	// dnsLabel and dnsLabelValue mark the cluster DNS Service (kubeadm's kube-dns).
+	dnsLabel, dnsLabelValue = "k8s-app", "kube-dns"
 )
 
 // cluster is what a run reads before it decides anything.

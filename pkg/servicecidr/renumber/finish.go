@@ -236,7 +236,11 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 			}
 			return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 		}
-		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
+		err := r.paced(ctx, isDNS(live), func() error {
+			live, err = r.toExternalName(ctx, st, rec, live)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 	}

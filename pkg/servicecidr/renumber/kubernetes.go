@@ -168,7 +168,7 @@ func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live
 	if live != nil && !kept && !allIn(clusterIPs(live), to) {
 		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(clusterIPs(live), ","), to, to)
 	}
-	if err := r.writeAhead(ctx, rec); err != nil {
+	if err := r.paced(ctx, kept, func() error { return r.writeAhead(ctx, rec) }); err != nil {
 		return err
 	}
 	svcs := r.client.CoreV1().Services(rec.Namespace)

@@ -57,6 +57,11 @@ type Options struct {
 	// KubernetesTimeout bounds each wait for the apiservers to recreate the
 	// `kubernetes` Service; defaultKubernetesTimeout when zero.
 	KubernetesTimeout time.Duration
+	// KubeProxySyncPeriod is kube-proxy's minimum sync period. Before it
+	// moves an address every pod uses (the DNS Service's, the `kubernetes`
+	// Service's), the renumber or rollback makes no change for that long;
+	// see pace. defaultKubeProxySyncPeriod when zero; no pause when negative.
+	KubeProxySyncPeriod time.Duration
 }
 
 // Runner plans, runs, finishes and rolls back a renumber.
@@ -66,6 +71,8 @@ type Runner struct {
 	store  store
 	// notes are what prepare checked beyond the refusals, or could not, for the plan.
 	notes []string
+	// sleep pauses; tests replace it.
+	sleep func(context.Context, time.Duration) error
 }
 
 // New returns a Runner acting through client.
@@ -79,7 +86,10 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 	if opts.KubernetesTimeout <= 0 {
 		opts.KubernetesTimeout = defaultKubernetesTimeout
 	}
-	return &Runner{client: client, opts: opts, store: store{client: client}}
+	if opts.KubeProxySyncPeriod == 0 {
+		opts.KubeProxySyncPeriod = defaultKubeProxySyncPeriod
+	}
+	return &Runner{client: client, opts: opts, store: store{client: client}, sleep: sleep}
 }
 
 // step reports a change made and lets a test stop the run after it.
@@ -327,7 +337,7 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 			}
 		}
 		if rec.Bridge != "" {
-			if err := r.writeAhead(ctx, rec); err != nil {
+			if err := r.paced(ctx, isDNS(live), func() error { return r.writeAhead(ctx, rec) }); err != nil {
 				return err
 			}
 		}

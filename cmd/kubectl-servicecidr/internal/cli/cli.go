@@ -29,6 +29,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -49,7 +50,9 @@ type options struct {
 	dryRun    string
 	includeLB bool
 	force     bool
-	newClient func() (kubernetes.Interface, *rest.Config, error)
+	// kubeProxySync is the pause before moving the addresses every pod uses; 0 for none.
+	kubeProxySync time.Duration
+	newClient     func() (kubernetes.Interface, *rest.Config, error)
 }
 
 // Main runs the plugin with args and returns its exit code: 0, or 1 after
@@ -118,6 +121,9 @@ address in the target.`,
 		fs.StringVar(&o.to, "to", "", "the target Service range, one CIDR per IP family of the current one, primary first (e.g. 10.200.0.0/16,fd00:10:200::/108); a renumber in progress continues without it")
 		fs.BoolVar(&o.includeLB, "include-load-balancers", false, "move type LoadBalancer Services too (ExternalName drops their load balancers until they are back)")
 	}
+	kubeProxyFlag := func(fs *pflag.FlagSet) {
+		fs.DurationVar(&o.kubeProxySync, "kube-proxy-sync-period", time.Second, "kube-proxy's minimum sync period (its iptables or nftables minSyncPeriod): how long to make no change before moving the DNS Service's and the kubernetes Service's old addresses, so that kube-proxy never syncs between freeing and taking one; 0 for no pause")
+	}
 	outputFlag := func(fs *pflag.FlagSet) {
 		fs.StringVarP(&o.output, "output", "o", "", "plan output format: yaml or json (default: text)")
 	}
@@ -182,6 +188,7 @@ address in the target.`,
 	}
 	toFlag(renum.Flags())
 	outputFlag(renum.Flags())
+	kubeProxyFlag(renum.Flags())
 	renum.Flags().StringVar(&o.dryRun, "dry-run", "none", `"none" to act; "client" or "server" to print the plan only`)
 	renum.Flags().Lookup("dry-run").NoOptDefVal = "client"
 
@@ -210,6 +217,7 @@ address in the target.`,
 		Args:  cobra.NoArgs,
 		RunE:  printingLeft(func(r *renumber.Runner) ([]string, error) { return r.Rollback(ctx) }),
 	}
+	kubeProxyFlag(rollback.Flags())
 	root.AddCommand(plan, renum, finish, rollback)
 	return root
 }
@@ -265,7 +273,14 @@ func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log, Config: cfg}), nil
+	pause := o.kubeProxySync
+	switch {
+	case pause < 0:
+		return nil, fmt.Errorf("--kube-proxy-sync-period %s: want 0 or more", pause)
+	case pause == 0:
+		pause = -1 // Options: none
+	}
+	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log, Config: cfg, KubeProxySyncPeriod: pause}), nil
 }
 
 // printPlan writes pl as text, YAML or JSON.
