@@ -236,11 +236,12 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 			}
 			return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 		}
-		err := r.paced(ctx, isDNS(live), func() error {
-			live, err = r.toExternalName(ctx, st, rec, live)
+		flip := func() error {
+			flipped, err := r.toExternalName(ctx, st, rec, live)
+			live = flipped
 			return err
-		})
-		if err != nil {
+		}
+		if err := r.paced(ctx, isDNS(live), flip); err != nil {
 			return err
 		}
 	}

@@ -60,7 +60,7 @@ type Options struct {
 	// KubeProxySyncPeriod is kube-proxy's minimum sync period. Before it
 	// moves an address every pod uses (the DNS Service's, the `kubernetes`
 	// Service's), the renumber or rollback makes no change for that long;
-	// see pace. defaultKubeProxySyncPeriod when zero; no pause when negative.
+	// see paced. defaultKubeProxySyncPeriod when zero; no pause when negative.
 	KubeProxySyncPeriod time.Duration
 }
 
