@@ -166,7 +166,8 @@ func observe(t *testing.T, name, localUp, binary string, m mode, rec *recorder, 
 	watched := r.finishWatches(ctx, watchers)
 	// Admission before the watches: it sees every address either apiserver writes or
 	// tries to, so addresses are numbered alike in both runs even where only one of them
-	// shows an IPAddress come and go.
+	// shows an IPAddress come and go; within a step it is in family order, whichever
+	// family an apiserver asked about first (familyOrder).
 	records := append([]record(nil), r.client...)
 	records = append(records, r.admissionRecords(rec)...)
 	records = append(records, watched...)

@@ -57,6 +57,30 @@ func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
 	}
 }
 
+// TestFamilyOrderNumbersAddressesAlike checks that a step whose IPAddress admission came
+// IPv6 first numbers its addresses as one that came IPv4 first, and that records of other
+// resources stay where they were.
+func TestFamilyOrderNumbersAddressesAlike(t *testing.T) {
+	rec := func(step, resource, name string) record {
+		return record{key: []string{"admission", step, "mutating", "CREATE", resource, "/" + name}, value: map[string]any{"name": name}}
+	}
+	v6First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "fd00::1"), rec("b", "services", "y"), rec("b", "ipaddresses", "10.0.0.1"), rec("c", "ipaddresses", "fd00::2")}
+	v4First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "10.0.0.9"), rec("b", "services", "y"), rec("b", "ipaddresses", "fd00::9"), rec("c", "ipaddresses", "fd00::2")}
+	familyOrder(v6First)
+	familyOrder(v4First)
+	if got := v6First[2].key[5]; got != "/y" {
+		t.Errorf("the Service's record moved: %v at its place", got)
+	}
+	aKeys, a := normalize(v6First)
+	bKeys, b := normalize(v4First)
+	if diffs := compare(aKeys, a, bKeys, b); len(diffs) != 0 {
+		t.Errorf("the family the apiserver asked about first shows as differences: %v", diffs)
+	}
+	if want := "admission | b | mutating | CREATE | ipaddresses | /<ip-1>"; aKeys[1] != want || a[want]["name"] != "<ip-1>" {
+		t.Errorf("the IPv4 address is not the step's first: keys %v", aKeys)
+	}
+}
+
 // TestNormalizeIPv6BeforeAColon checks that an IPv6 address the message
 // follows with a colon is normalized as the address alone.
 func TestNormalizeIPv6BeforeAColon(t *testing.T) {
