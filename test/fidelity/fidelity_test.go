@@ -164,6 +164,7 @@ func observe(t *testing.T, name, localUp, binary string, m mode, rec *recorder, 
 	r.runSteps(ctx)
 	after := r.scrape(ctx)
 	watched := r.finishWatches(ctx, watchers)
+	apf := r.apfWindow(ctx)
 	// Admission before the watches: it sees every address either apiserver writes or
 	// tries to, so addresses are numbered alike in both runs even where only one of them
 	// shows an IPAddress come and go; within a step it is in family order, whichever
@@ -174,6 +175,7 @@ func observe(t *testing.T, name, localUp, binary string, m mode, rec *recorder, 
 	records = append(records, r.auditRecords(auditLog)...)
 	records = append(records, r.etcd...)
 	records = append(records, metricRecords(before, after)...)
+	records = append(records, apf...)
 	records = append(records, r.logRecords(c.apiserverLog, sources)...)
 
 	keys, values := normalize(records)
