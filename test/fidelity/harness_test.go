@@ -17,6 +17,7 @@ limitations under the License.
 package fidelity
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -27,6 +28,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/storage/value"
 )
 
 // TestNormalizeKeepsEqualityNotValues checks that two runs that differ only in addresses,
@@ -80,6 +82,37 @@ func TestFamilyOrderNumbersAddressesAlike(t *testing.T) {
 	}
 	if want := "admission | b | mutating | CREATE | ipaddresses | /<ip-1>"; aKeys[1] != want || a[want]["name"] != "<ip-1>" {
 		t.Errorf("the IPv4 address is not the step's first: keys %v", aKeys)
+	}
+}
+
+// TestKeyringNamesTheKey checks that the harness decrypts a value written before the
+// key's rotation and one written after, and names the key of each.
+func TestKeyringNamesTheKey(t *testing.T) {
+	ctx := context.Background()
+	before, err := decrypters(encryptionConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := decrypters(rotatedEncryptionConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "/registry/services/specs/default/a"
+	for _, tc := range []struct {
+		writer *keyring
+		want   string
+	}{{before, "k8s:enc:aescbc:v1:key1:"}, {after, "k8s:enc:aescbc:v1:key2:"}} {
+		stored, err := tc.writer.transformer.TransformToStorage(ctx, []byte("value"), value.DefaultContext(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, prefix, err := after.decrypt(ctx, key, stored)
+		if err != nil || string(got) != "value" || prefix != tc.want {
+			t.Errorf("decrypting a value written with %s: %q, %q, %v", tc.want, got, prefix, err)
+		}
+	}
+	if got, prefix, err := after.decrypt(ctx, key, []byte("k8s\x00clear")); err != nil || prefix != "" || string(got) != "k8s\x00clear" {
+		t.Errorf("a value in clear: %q, %q, %v; want it as it is, no key", got, prefix, err)
 	}
 }
 
