@@ -66,7 +66,11 @@ func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
 // resources stay where they were.
 func TestFamilyOrderNumbersAddressesAlike(t *testing.T) {
 	rec := func(step, resource, name string) record {
-		return record{key: []string{"admission", step, "mutating", "CREATE", resource, "/" + name}, value: map[string]any{"name": name}}
+		family := "IPv4"
+		if strings.Contains(name, ":") {
+			family = "IPv6"
+		}
+		return record{key: []string{"admission", step, "mutating", "CREATE", resource, "/" + name}, value: map[string]any{"name": name, "family": family}}
 	}
 	v6First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "fd00::1"), rec("b", "services", "y"), rec("b", "ipaddresses", "10.0.0.1"), rec("c", "ipaddresses", "fd00::2")}
 	v4First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "10.0.0.9"), rec("b", "services", "y"), rec("b", "ipaddresses", "fd00::9"), rec("c", "ipaddresses", "fd00::2")}
@@ -80,8 +84,8 @@ func TestFamilyOrderNumbersAddressesAlike(t *testing.T) {
 	if diffs := compare(aKeys, a, bKeys, b); len(diffs) != 0 {
 		t.Errorf("the family the apiserver asked about first shows as differences: %v", diffs)
 	}
-	if want := "admission | b | mutating | CREATE | ipaddresses | /<ip-1>"; aKeys[1] != want || a[want]["name"] != "<ip-1>" {
-		t.Errorf("the IPv4 address is not the step's first: keys %v", aKeys)
+	if want := "admission | b | mutating | CREATE | ipaddresses | /<ip-1>"; aKeys[1] != want || a[want]["family"] != "IPv4" {
+		t.Errorf("the IPv4 address is not the step's first: keys %v, %v", aKeys, a[want])
 	}
 }
 
