@@ -34,11 +34,11 @@ import (
 const apfProbePrefix = "apf-probe-"
 
 // apfAttempts bounds how often apfWindow looks for a quiet window; apfSettle is how long
-// after a window the sentinel reads the request log, for requests still running in it to
-// end.
+// after a window the sentinel reads the request log, for the requests that started in it
+// to end and be logged.
 const (
-	apfAttempts = 10
-	apfSettle   = 100 * time.Millisecond
+	apfAttempts = 20
+	apfSettle   = 200 * time.Millisecond
 )
 
 // exemptLevel is the priority level of system:masters, upstream's loopback identity
@@ -50,26 +50,28 @@ const exemptLevel = "exempt"
 // apfWindow measures how API Priority and Fairness counts the IPAddress writes of one
 // Service's create and delete. It runs after the scenario, as the scenario's user (whose
 // requests, metric reads included, go to the global-default level): it reads the metrics,
-// creates and deletes a ClusterIP Service and reads them again. The window is quiet when
-// the apiserver's request log, read apfSettle later (the sentinel), shows no request in it
-// that flow control put in the exempt level but an IPAddress write: then nothing else was
-// dispatched there (apiserver_request_total cannot tell: it does not count /metrics or
-// /openapi reads). It tries again, with another Service, until a window is quiet, and
-// records the changes of the exempt level's flow-control counters of requests in that
-// window.
+// creates and deletes a ClusterIP Service and reads them again, parsing both reads only
+// then, so the window is short. The window is quiet when the apiserver's request log, read
+// apfSettle later (the sentinel), shows no request that started in it and that flow
+// control put in the exempt level but an IPAddress write: then nothing else was dispatched
+// there (apiserver_request_total cannot tell: it counts neither /metrics nor /openapi
+// reads, and the apiserver's own loops renew leases every few seconds). It tries again,
+// with another Service, until a window is quiet, and records the changes of the exempt
+// level's flow-control counters of requests in that window.
 func (r *run) apfWindow(ctx context.Context) []record {
 	for i := 1; i <= apfAttempts; i++ {
-		start := time.Now()
-		before := r.metricsAs(ctx, r.user)
 		svc := service(fmt.Sprintf("%s%d", apfProbePrefix, i), nil)
 		svc.Namespace = metav1.NamespaceSystem
+		start := time.Now()
+		before := r.rawMetrics(ctx, r.user)
 		if _, err := r.user.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			r.t.Fatalf("creating Service %s for priority and fairness: %v", svc.Name, err)
 		}
 		if err := r.user.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil {
 			r.t.Fatalf("deleting Service %s for priority and fairness: %v", svc.Name, err)
 		}
-		after := r.metricsAs(ctx, r.user)
+		after := r.rawMetrics(ctx, r.user)
+		end := time.Now()
 		select {
 		case <-ctx.Done():
 			r.t.Fatalf("waiting for the sentinel: %v", ctx.Err())
@@ -79,8 +81,9 @@ func (r *run) apfWindow(ctx context.Context) []record {
 		if err != nil {
 			r.t.Fatalf("reading the apiserver's log: %v", err)
 		}
-		if quiet(string(log), start, time.Now()) {
-			return apfRecords(before, after)
+		if quiet(string(log), start, end) {
+			r.t.Logf("priority and fairness: window %d of %s was quiet", i, end.Sub(start))
+			return apfRecords(r.parseMetrics(before), r.parseMetrics(after))
 		}
 	}
 	r.t.Fatalf("priority and fairness: no quiet window in %d tries", apfAttempts)
@@ -88,14 +91,15 @@ func (r *run) apfWindow(ctx context.Context) []record {
 }
 
 // httpLine is the request log's line of one request (k8s.io/apiserver's httplog, at -v=3
-// and above): its verb, path and priority level.
-var httpLine = regexp.MustCompile(`"HTTP" verb="([A-Z]+)" URI="([^"]*)".* apf_pl="([^"]*)"`)
+// and above, written as the request ends): its verb, path, latency and priority level.
+var httpLine = regexp.MustCompile(`"HTTP" verb="([A-Z]+)" URI="([^"]*)" latency="([^"]*)".* apf_pl="([^"]*)"`)
 
 // ipAddressesPath is the path of the IPAddress collection.
 const ipAddressesPath = "/apis/networking.k8s.io/v1/ipaddresses"
 
-// quiet tells whether log shows no request that ended between from and to in the exempt
-// level but creates and deletes of IPAddresses.
+// quiet tells whether log shows no request that started between from and to (its line's
+// time less its latency) in the exempt level but creates and deletes of IPAddresses. A
+// request that only ended in the window was dispatched before it, and counted before it.
 func quiet(log string, from, to time.Time) bool {
 	year := strconv.Itoa(from.Year())
 	for _, line := range strings.Split(log, "\n") {
@@ -103,12 +107,19 @@ func quiet(log string, from, to time.Time) bool {
 		if m == nil || m[3] != "httplog.go" {
 			continue
 		}
-		at, err := time.ParseInLocation("2006 0102 15:04:05.000000", year+" "+m[2], time.Local)
-		if err != nil || at.Before(from) || at.After(to) {
+		h := httpLine.FindStringSubmatch(m[4])
+		if h == nil || h[4] != exemptLevel {
 			continue
 		}
-		h := httpLine.FindStringSubmatch(m[4])
-		if h == nil || h[3] != exemptLevel {
+		ended, err := time.ParseInLocation("2006 0102 15:04:05.000000", year+" "+m[2], time.Local)
+		if err != nil {
+			return false
+		}
+		latency, err := time.ParseDuration(h[3])
+		if err != nil {
+			return false
+		}
+		if started := ended.Add(-latency); started.Before(from) || started.After(to) {
 			continue
 		}
 		write := (h[1] == "POST" && h[2] == ipAddressesPath) || (h[1] == "DELETE" && strings.HasPrefix(h[2], ipAddressesPath+"/"))

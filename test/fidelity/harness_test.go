@@ -121,30 +121,35 @@ func TestKeyringNamesTheKey(t *testing.T) {
 }
 
 // TestQuietSeesOtherExemptRequests checks that a window in which the request log shows an
-// exempt request other than an IPAddress write is not quiet, and that requests of other
-// levels and outside the window do not count.
+// exempt request other than an IPAddress write start is not quiet, and that requests of
+// other levels, or that started before the window or after it, do not count.
 func TestQuietSeesOtherExemptRequests(t *testing.T) {
 	from := time.Date(2026, 11, 28, 18, 44, 12, 0, time.Local)
-	line := func(at time.Duration, verb, uri, level string) string {
-		return fmt.Sprintf(`I%s   26261 httplog.go:135] "HTTP" verb="%s" URI="%s" latency="1ms" userAgent="x" apf_pl="%s" apf_fs="%s" resp=200`,
-			from.Add(at).Format("0102 15:04:05.000000"), verb, uri, level, level)
+	line := func(ended, latency time.Duration, verb, uri, level string) string {
+		return fmt.Sprintf(`I%s   26261 httplog.go:135] "HTTP" verb="%s" URI="%s" latency="%s" userAgent="x" apf_pl="%s" apf_fs="%s" resp=200`,
+			from.Add(ended).Format("0102 15:04:05.000000"), verb, uri, latency, level, level)
 	}
 	window := []string{
-		line(-time.Second, "GET", "/openapi/v3", "exempt"),
-		line(10*time.Millisecond, "POST", "/api/v1/namespaces/kube-system/services", "global-default"),
-		line(20*time.Millisecond, "POST", "/apis/networking.k8s.io/v1/ipaddresses", "exempt"),
-		line(30*time.Millisecond, "DELETE", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.7", "exempt"),
-		line(40*time.Millisecond, "GET", "/metrics", "global-default"),
+		line(-time.Second, time.Millisecond, "GET", "/openapi/v3", "exempt"),
+		line(10*time.Millisecond, 200*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+		line(10*time.Millisecond, time.Millisecond, "POST", "/api/v1/namespaces/kube-system/services", "global-default"),
+		line(20*time.Millisecond, time.Millisecond, "POST", "/apis/networking.k8s.io/v1/ipaddresses", "exempt"),
+		line(30*time.Millisecond, time.Millisecond, "DELETE", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.7", "exempt"),
+		line(40*time.Millisecond, time.Millisecond, "GET", "/metrics", "global-default"),
 		`I1128 18:44:12.050000   26261 cidrallocator.go:1] unrelated`,
-		line(2*time.Second, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+		line(1100*time.Millisecond, 50*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
 	}
 	to := from.Add(time.Second)
 	if !quiet(strings.Join(window, "\n"), from, to) {
 		t.Errorf("a window with only the probe's requests and exempt IPAddress writes is not quiet")
 	}
-	noisy := append(window, line(50*time.Millisecond, "GET", "/openapi/v3", "exempt"))
-	if quiet(strings.Join(noisy, "\n"), from, to) {
-		t.Errorf("a window with an exempt read of /openapi/v3 is quiet")
+	for _, noise := range []string{
+		line(50*time.Millisecond, time.Millisecond, "GET", "/openapi/v3", "exempt"),
+		line(1500*time.Millisecond, 700*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+	} {
+		if quiet(strings.Join(append(window, noise), "\n"), from, to) {
+			t.Errorf("a window in which this started is quiet: %s", noise)
+		}
 	}
 }
 

@@ -37,10 +37,20 @@ func (r *run) metrics(ctx context.Context) testutil.Metrics {
 
 // metricsAs reads and parses the apiserver's /metrics as client.
 func (r *run) metricsAs(ctx context.Context, client kubernetes.Interface) testutil.Metrics {
+	return r.parseMetrics(r.rawMetrics(ctx, client))
+}
+
+// rawMetrics reads the apiserver's /metrics as client.
+func (r *run) rawMetrics(ctx context.Context, client kubernetes.Interface) []byte {
 	data, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		r.t.Fatalf("reading /metrics: %v", err)
 	}
+	return data
+}
+
+// parseMetrics parses what /metrics gave.
+func (r *run) parseMetrics(data []byte) testutil.Metrics {
 	parsed := testutil.NewMetrics()
 	if err := testutil.ParseMetrics(string(data), &parsed); err != nil {
 		r.t.Fatalf("parsing /metrics: %v", err)
