@@ -18,8 +18,10 @@ limitations under the License.
 // netfork's kube-apiserver and once with upstream's binary of the pinned release, records
 // what every observer of the apiserver sees (client responses, admission requests at a
 // recording webhook, the audit log, watch events of Services and IPAddresses, deltas of
-// allowlisted metrics, the allocator's and registry's log lines, and the raw etcd values,
-// decrypted and decoded), normalizes names, addresses, times, resource versions and UIDs,
+// allowlisted metrics, priority and fairness's exempt level in a quiet window, the
+// allocator's and registry's log lines, and the raw etcd values, decrypted with the key
+// before or after a rotation and decoded), normalizes names, addresses, times, resource
+// versions and UIDs,
 // and fails on any difference that differences.yaml does not list with its reason, and
 // on any listed one that no longer shows. `make test-fidelity` (hack/test-fidelity.sh)
 // builds both binaries and runs it; without $NETFORK_FIDELITY_UPSTREAM the scenario test

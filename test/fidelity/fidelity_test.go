@@ -46,17 +46,20 @@ const (
 )
 
 // mode is one way both apiservers run the scenario: the flags both get after the
-// harness's own.
+// harness's own, and whether the encryption key is rotated before the scenario (an
+// apiserver restart, some seconds a run).
 type mode struct {
-	name  string
-	flags []string
+	name      string
+	flags     []string
+	rotateKey bool
 }
 
 // modes are the scenario's modes: with the watch cache, as local-up runs, and without
 // it, where every read, the in-process IPAddress index's list and watch and the check of
-// an IPAddress delete prepared for its Service's transaction go to etcd.
+// an IPAddress delete prepared for its Service's transaction go to etcd. The key rotation,
+// which no watch cache changes, is in the first.
 var modes = []mode{
-	{name: "watch-cache"},
+	{name: "watch-cache", rotateKey: true},
 	{name: "no-watch-cache", flags: []string{"--watch-cache=false"}},
 }
 
@@ -145,7 +148,11 @@ func observe(t *testing.T, name, localUp, binary string, m mode, rec *recorder, 
 		t.Fatalf("%v", err)
 	}
 	auditLog := filepath.Join(dir, "audit.log")
-	flags, err := apiserverFlags(auditLog)
+	encryption := filepath.Join(dir, "encryption.yaml")
+	if err := copyFile(encryptionConfig, encryption); err != nil {
+		t.Fatalf("%v", err)
+	}
+	flags, err := apiserverFlags(auditLog, encryption)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -157,37 +164,58 @@ func observe(t *testing.T, name, localUp, binary string, m mode, rec *recorder, 
 	defer stop()
 	r := &run{t: t, cluster: c, rec: rec, auditLog: auditLog}
 	r.admin = kubernetes.NewForConfigOrDie(c.config)
-	r.user = kubernetes.NewForConfigOrDie(userConfig(c.config))
+	r.user = kubernetes.NewForConfigOrDie(userConfig(c.config, userName))
+	r.users = map[string]kubernetes.Interface{}
+	for _, u := range []string{servicesOnlyUser, noServicesUser} {
+		r.users[u] = kubernetes.NewForConfigOrDie(userConfig(c.config, u))
+	}
+	r.rotateKey(ctx, localUp, encryption, m.rotateKey)
 	r.setUp(ctx, rec)
 	watchers := r.startWatches(ctx)
 	before := r.scrape(ctx)
 	r.runSteps(ctx)
 	after := r.scrape(ctx)
 	watched := r.finishWatches(ctx, watchers)
+	apf := r.apfWindow(ctx)
 	// Admission before the watches: it sees every address either apiserver writes or
 	// tries to, so addresses are numbered alike in both runs even where only one of them
-	// shows an IPAddress come and go.
+	// shows an IPAddress come and go; within a step it is in family order, whichever
+	// family an apiserver asked about first (familyOrder).
 	records := append([]record(nil), r.client...)
 	records = append(records, r.admissionRecords(rec)...)
 	records = append(records, watched...)
 	records = append(records, r.auditRecords(auditLog)...)
 	records = append(records, r.etcd...)
 	records = append(records, metricRecords(before, after)...)
+	records = append(records, apf...)
 	records = append(records, r.logRecords(c.apiserverLog, sources)...)
 
 	keys, values := normalize(records)
 	writeObservations(t, filepath.Join(out, name+".txt"), keys, values)
+	writeSteps(t, filepath.Join(out, name+"-steps.txt"), r.windows)
 	return keys, values
 }
 
-// apiserverFlags are the flags both apiservers get after local-up's defaults.
-func apiserverFlags(auditLog string) ([]string, error) {
-	abs := func(name string) (string, error) { return filepath.Abs(filepath.Join("testdata", name)) }
-	policy, err := abs("audit-policy.yaml")
+// writeSteps keeps how long each step took, to see where a run's time goes.
+func writeSteps(t *testing.T, path string, windows []window) {
+	t.Helper()
+	var b strings.Builder
+	for _, w := range windows {
+		fmt.Fprintf(&b, "%-45s %6dms\n", w.name, w.end.Sub(w.start).Milliseconds())
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("writing %s: %v", path, err)
+	}
+}
+
+// apiserverFlags are the flags both apiservers get after local-up's defaults; encryption
+// is the run's copy of the encryption configuration.
+func apiserverFlags(auditLog, encryption string) ([]string, error) {
+	policy, err := filepath.Abs(filepath.Join("testdata", "audit-policy.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	encryption, err := abs("encryption.yaml")
+	encryption, err = filepath.Abs(encryption)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +225,15 @@ func apiserverFlags(auditLog string) ([]string, error) {
 		"--encryption-provider-config=" + encryption,
 		"-v=4",
 	}, nil
+}
+
+// copyFile copies the file from to to.
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
 }
 
 // freePort is a loopback port free now, for local-up's apiserver.

@@ -17,14 +17,18 @@ limitations under the License.
 package fidelity
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/storage/value"
 )
 
 // TestNormalizeKeepsEqualityNotValues checks that two runs that differ only in addresses,
@@ -54,6 +58,98 @@ func TestNormalizeKeepsEqualityNotValues(t *testing.T) {
 	diffs := compare(aKeys, a, aKeys, c)
 	if len(diffs) != 1 || diffs[0].Netfork != "took <duration> <ip-1> for <uid:a> in 10.96.0.0/16" || diffs[0].Upstream != "refused <ip-1> for <uid:a> in 10.96.0.0/16" {
 		t.Errorf("a changed message shows as %v, want one difference of the message", diffs)
+	}
+}
+
+// TestFamilyOrderNumbersAddressesAlike checks that a step whose IPAddress admission came
+// IPv6 first numbers its addresses as one that came IPv4 first, and that records of other
+// resources stay where they were.
+func TestFamilyOrderNumbersAddressesAlike(t *testing.T) {
+	rec := func(step, resource, name string) record {
+		family := "IPv4"
+		if strings.Contains(name, ":") {
+			family = "IPv6"
+		}
+		return record{key: []string{"admission", step, "mutating", "CREATE", resource, "/" + name}, value: map[string]any{"name": name, "family": family}}
+	}
+	v6First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "fd00::1"), rec("b", "services", "y"), rec("b", "ipaddresses", "10.0.0.1"), rec("c", "ipaddresses", "fd00::2")}
+	v4First := []record{rec("a", "services", "x"), rec("b", "ipaddresses", "10.0.0.9"), rec("b", "services", "y"), rec("b", "ipaddresses", "fd00::9"), rec("c", "ipaddresses", "fd00::2")}
+	familyOrder(v6First)
+	familyOrder(v4First)
+	if got := v6First[2].key[5]; got != "/y" {
+		t.Errorf("the Service's record moved: %v at its place", got)
+	}
+	aKeys, a := normalize(v6First)
+	bKeys, b := normalize(v4First)
+	if diffs := compare(aKeys, a, bKeys, b); len(diffs) != 0 {
+		t.Errorf("the family the apiserver asked about first shows as differences: %v", diffs)
+	}
+	if want := "admission | b | mutating | CREATE | ipaddresses | /<ip-1>"; aKeys[1] != want || a[want]["family"] != "IPv4" {
+		t.Errorf("the IPv4 address is not the step's first: keys %v, %v", aKeys, a[want])
+	}
+}
+
+// TestKeyringNamesTheKey checks that the harness decrypts a value written before the
+// key's rotation and one written after, and names the key of each.
+func TestKeyringNamesTheKey(t *testing.T) {
+	ctx := context.Background()
+	before, err := decrypters(encryptionConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := decrypters(rotatedEncryptionConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "/registry/services/specs/default/a"
+	for _, tc := range []struct {
+		writer *keyring
+		want   string
+	}{{before, "k8s:enc:aescbc:v1:key1:"}, {after, "k8s:enc:aescbc:v1:key2:"}} {
+		stored, err := tc.writer.transformer.TransformToStorage(ctx, []byte("value"), value.DefaultContext(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, prefix, err := after.decrypt(ctx, key, stored)
+		if err != nil || string(got) != "value" || prefix != tc.want {
+			t.Errorf("decrypting a value written with %s: %q, %q, %v", tc.want, got, prefix, err)
+		}
+	}
+	if got, prefix, err := after.decrypt(ctx, key, []byte("k8s\x00clear")); err != nil || prefix != "" || string(got) != "k8s\x00clear" {
+		t.Errorf("a value in clear: %q, %q, %v; want it as it is, no key", got, prefix, err)
+	}
+}
+
+// TestQuietSeesOtherExemptRequests checks that a window in which the request log shows an
+// exempt request other than an IPAddress write start is not quiet, and that requests of
+// other levels, or that started before the window or after it, do not count.
+func TestQuietSeesOtherExemptRequests(t *testing.T) {
+	from := time.Date(2026, 11, 28, 18, 44, 12, 0, time.Local)
+	line := func(ended, latency time.Duration, verb, uri, level string) string {
+		return fmt.Sprintf(`I%s   26261 httplog.go:135] "HTTP" verb="%s" URI="%s" latency="%s" userAgent="x" apf_pl="%s" apf_fs="%s" resp=200`,
+			from.Add(ended).Format("0102 15:04:05.000000"), verb, uri, latency, level, level)
+	}
+	window := []string{
+		line(-time.Second, time.Millisecond, "GET", "/openapi/v3", "exempt"),
+		line(10*time.Millisecond, 200*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+		line(10*time.Millisecond, time.Millisecond, "POST", "/api/v1/namespaces/kube-system/services", "global-default"),
+		line(20*time.Millisecond, time.Millisecond, "POST", "/apis/networking.k8s.io/v1/ipaddresses", "exempt"),
+		line(30*time.Millisecond, time.Millisecond, "DELETE", "/apis/networking.k8s.io/v1/ipaddresses/10.96.0.7", "exempt"),
+		line(40*time.Millisecond, time.Millisecond, "GET", "/metrics", "global-default"),
+		`I1128 18:44:12.050000   26261 cidrallocator.go:1] unrelated`,
+		line(1100*time.Millisecond, 50*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+	}
+	to := from.Add(time.Second)
+	if !quiet(strings.Join(window, "\n"), from, to) {
+		t.Errorf("a window with only the probe's requests and exempt IPAddress writes is not quiet")
+	}
+	for _, noise := range []string{
+		line(50*time.Millisecond, time.Millisecond, "GET", "/openapi/v3", "exempt"),
+		line(1500*time.Millisecond, 700*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+	} {
+		if quiet(strings.Join(append(window, noise), "\n"), from, to) {
+			t.Errorf("a window in which this started is quiet: %s", noise)
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ const (
 // cluster is one local-up with one apiserver, started for one run of the scenario.
 type cluster struct {
 	config  *rest.Config
+	dataDir string
 	etcdURL string
 	// apiserverLog is the apiserver's stderr, klog's lines included.
 	apiserverLog string
@@ -77,7 +79,7 @@ func startLocalUp(t *testing.T, localUp, binary, dataDir string, port int, flags
 	if err := waitReadyLine(p, out); err != nil {
 		t.Fatalf("local-up with %s: %v", binary, err)
 	}
-	c := &cluster{apiserverLog: filepath.Join(dataDir, "logs", "apiserver-0.log")}
+	c := &cluster{dataDir: dataDir, apiserverLog: filepath.Join(dataDir, "logs", "apiserver-0.log")}
 	c.config, err = clientcmd.BuildConfigFromFlags("", filepath.Join(dataDir, "kubeconfig"))
 	if err != nil {
 		t.Fatalf("loading local-up's kubeconfig: %v", err)
@@ -87,6 +89,18 @@ func startLocalUp(t *testing.T, localUp, binary, dataDir string, port int, flags
 		t.Fatalf("%v", err)
 	}
 	return c, stop
+}
+
+// restartAPIServer restarts the apiserver of the local-up on dataDir with the flags it
+// has, and returns once it is ready again (local-up restart).
+func restartAPIServer(ctx context.Context, localUp, dataDir string) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, localUp, "restart", "--data-dir", dataDir, "0").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("local-up restart: %w: %s", err, out)
+	}
+	return nil
 }
 
 // waitReadyLine polls local-up's output for its ready line, the signal that the apiserver

@@ -23,18 +23,34 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/testutil"
 )
 
 // metricSeries are the values of the compared series, by name{labels}.
 type metricSeries map[string]float64
 
-// metrics reads and parses the apiserver's /metrics.
+// metrics reads and parses the apiserver's /metrics as the admin.
 func (r *run) metrics(ctx context.Context) testutil.Metrics {
-	data, err := r.admin.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	return r.metricsAs(ctx, r.admin)
+}
+
+// metricsAs reads and parses the apiserver's /metrics as client.
+func (r *run) metricsAs(ctx context.Context, client kubernetes.Interface) testutil.Metrics {
+	return r.parseMetrics(r.rawMetrics(ctx, client))
+}
+
+// rawMetrics reads the apiserver's /metrics as client.
+func (r *run) rawMetrics(ctx context.Context, client kubernetes.Interface) []byte {
+	data, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		r.t.Fatalf("reading /metrics: %v", err)
 	}
+	return data
+}
+
+// parseMetrics parses what /metrics gave.
+func (r *run) parseMetrics(data []byte) testutil.Metrics {
 	parsed := testutil.NewMetrics()
 	if err := testutil.ParseMetrics(string(data), &parsed); err != nil {
 		r.t.Fatalf("parsing /metrics: %v", err)
@@ -87,13 +103,14 @@ func (r *run) scrape(ctx context.Context) metricSeries {
 const allocationErrors = "kube_apiserver_clusterip_allocator_allocation_errors_total"
 
 // compared is the allowlist: requests and etcd writes of Services and IPAddresses, the
-// user's requests as flow control dispatched them, the ClusterIP allocator's counters
+// users' requests as flow control dispatched them, the ClusterIP allocator's counters
 // (allocations, errors, allocation count), and the counters of the harness's webhooks
 // (calls, rejections, failing open, match conditions) and policy checks, and the request
-// handlers that returned after their request was answered (a client left). Left out: reads and the exempt and system
-// priority levels (the apiserver's own loops read and write on timers of their own),
-// durations, and the allocator's gauges of allocated and available addresses, which
-// upstream's allocator sets from its informer's count and so when that has caught up.
+// handlers that returned after their request was answered (a client left). Left out:
+// reads and the exempt and system priority levels (the apiserver's own loops read and
+// write on timers of their own; apfWindow measures the exempt level apart), durations,
+// and the allocator's gauges of allocated and available addresses, which upstream's
+// allocator sets from its informer's count and so when that has caught up.
 func compared(name string, labels map[string]string) bool {
 	switch {
 	case name == "apiserver_request_total":
@@ -104,15 +121,20 @@ func compared(name string, labels map[string]string) bool {
 	case name == "apiserver_flowcontrol_dispatched_requests_total":
 		return labels["priority_level"] == "global-default"
 	case strings.HasPrefix(name, "kube_apiserver_clusterip_allocator_"):
-		return strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")
+		return isCounter(name)
 	case strings.HasPrefix(name, "apiserver_admission_webhook_"), strings.HasPrefix(name, "apiserver_admission_match_condition_"):
-		return (strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")) && strings.HasSuffix(labels["name"], ".fidelity.netfork.io")
+		return isCounter(name) && strings.HasSuffix(labels["name"], ".fidelity.netfork.io")
 	case name == postTimeout:
 		return true
 	case name == "apiserver_validating_admission_policy_check_total":
 		return strings.HasPrefix(labels["policy"], "fidelity-")
 	}
 	return false
+}
+
+// isCounter tells counters (totals, and the counts of histograms) from other series.
+func isCounter(name string) bool {
+	return strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_count")
 }
 
 // isRead tells reads (GET, LIST, WATCH; get, list, listWithCount, count, ...) from writes.

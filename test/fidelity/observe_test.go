@@ -18,9 +18,12 @@ package fidelity
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
+	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,7 +148,8 @@ func (r *run) watchRecord(resource string, e watch.Event) []record {
 }
 
 // admissionRecords are the recorder's requests made during a step; each request's UID is
-// new per request and dropped.
+// new per request and dropped. Within a step the IPAddress requests come in family order
+// (familyOrder).
 func (r *run) admissionRecords(rec *recorder) []record {
 	var records []record
 	for _, c := range rec.take() {
@@ -160,7 +164,50 @@ func (r *run) admissionRecords(rec *recorder) []record {
 			value: toJSON(req),
 		})
 	}
+	familyOrder(records)
 	return records
+}
+
+// familyOrder puts the admission records of IPAddresses of each step in the order of
+// their family, IPv4 first, each family's in the order they came, and leaves every other
+// record where it is. Upstream's Service storage allocates a dual-stack Service's families
+// in the order of a Go map walk (alloc.go, allocIPs), so it asks admission about the IPv6
+// address first in about one create in eight; addresses are numbered in order of first
+// appearance, and admission is where an address that never reaches etcd first appears.
+func familyOrder(records []record) {
+	for start := 0; start < len(records); {
+		end := start
+		for end < len(records) && records[end].key[1] == records[start].key[1] {
+			end++
+		}
+		var slots []int
+		var addresses []record
+		for i := start; i < end; i++ {
+			if addressOf(records[i]).IsValid() {
+				slots = append(slots, i)
+				addresses = append(addresses, records[i])
+			}
+		}
+		slices.SortStableFunc(addresses, func(a, b record) int {
+			return cmp.Compare(addressOf(a).BitLen(), addressOf(b).BitLen())
+		})
+		for i, slot := range slots {
+			records[slot] = addresses[i]
+		}
+		start = end
+	}
+}
+
+// addressOf is the address an admission record of an IPAddress is about, or the zero Addr.
+func addressOf(r record) netip.Addr {
+	if len(r.key) < 6 || r.key[4] != "ipaddresses" {
+		return netip.Addr{}
+	}
+	ip, err := netip.ParseAddr(strings.TrimPrefix(r.key[5], "/"))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ip
 }
 
 // audited is the audit log's event of stage for verb of the object resource

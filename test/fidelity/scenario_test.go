@@ -29,7 +29,9 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -46,6 +48,13 @@ import (
 // userName is who the scenario's requests come from: an ordinary cluster-admin, not
 // system:masters, so its requests are classified, audited and admitted as a user's.
 const userName = "fidelity-user"
+
+// servicesOnlyUser may create, get and delete Services and nothing else (testdata/setup.yaml),
+// no IPAddresses; noServicesUser has no binding at all.
+const (
+	servicesOnlyUser = "fidelity-services-only"
+	noServicesUser   = "fidelity-no-services"
+)
 
 // step is one action of the scenario; what it causes is attributed to it.
 type step struct {
@@ -66,7 +75,9 @@ type run struct {
 	cluster *cluster
 	admin   kubernetes.Interface
 	user    kubernetes.Interface
-	rec     *recorder
+	// users are the clients of the other users, by name.
+	users map[string]kubernetes.Interface
+	rec   *recorder
 	// auditLog is the apiserver's audit log.
 	auditLog string
 	windows  []window
@@ -77,10 +88,13 @@ type run struct {
 
 // steps is the scenario: creates of single and dual-stack Services, a dry run, creates
 // whose IPAddress the policy refuses, one whose IPAddresses a webhook changes, creates
-// whose IPAddress's webhook times out (failing closed, and open), a create over quota,
-// deletes, one of them with its IPAddress's delete refused, one with its IPAddress's
-// webhook timing out failing closed and one failing open, and etcd read after the creates
-// and after the deletes.
+// whose IPAddress's webhook times out (failing closed, and open), creates the client
+// cancels (single and dual-stack), creates by a user who may not write IPAddresses and by
+// one who may not write Services, a create over quota, deletes, one of them with its
+// IPAddress's delete refused, one with its IPAddress's webhook timing out failing closed
+// and one failing open, one by the user who may not write IPAddresses, one of a Service
+// stored with the encryption key rotated out, one the client cancels, and etcd read after
+// the creates and after the deletes.
 var steps = []step{
 	{"create-single", func(ctx context.Context, r *run) { r.create(ctx, service("single", nil), false) }},
 	{"create-dual", func(ctx context.Context, r *run) { r.create(ctx, service("dual", dualStack), false) }},
@@ -93,6 +107,13 @@ var steps = []step{
 	{"create-webhook-timeout-ignore", func(ctx context.Context, r *run) { r.create(ctx, service("slow-ignore", nil), false) }},
 	{"create-release-webhook-timeout-fail", func(ctx context.Context, r *run) { r.create(ctx, service("slow-delete-fail", nil), false) }},
 	{"create-canceled-by-client", func(ctx context.Context, r *run) { r.createCanceled(ctx, service("slow-ignore-canceled", nil)) }},
+	{"create-dual-canceled-by-client", func(ctx context.Context, r *run) { r.createCanceled(ctx, service("slow-ipv6-canceled", dualStack)) }},
+	{"create-release-canceled", func(ctx context.Context, r *run) { r.create(ctx, service("slow-release-canceled", nil), false) }},
+	{"create-by-user-without-ipaddresses", func(ctx context.Context, r *run) {
+		r.createAs(ctx, servicesOnlyUser, service("services-only", dualStack))
+	}},
+	{"create-ipaddress-refused-to-that-user", func(ctx context.Context, r *run) { r.createIPAddressAs(ctx, servicesOnlyUser, "10.96.255.254") }},
+	{"create-refused-to-user-without-services", func(ctx context.Context, r *run) { r.createAs(ctx, noServicesUser, service("no-services", nil)) }},
 	{"etcd-after-creates", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-creates") }},
 	{"create-over-quota", func(ctx context.Context, r *run) { r.create(ctx, service("over-quota", nil), false) }},
 	{"delete-single", func(ctx context.Context, r *run) { r.delete(ctx, "single") }},
@@ -101,12 +122,16 @@ var steps = []step{
 	{"delete-dual-mutated-by-webhook", func(ctx context.Context, r *run) { r.delete(ctx, mutatePrefix+"dual") }},
 	{"delete-webhook-timeout-ignore", func(ctx context.Context, r *run) { r.delete(ctx, "slow-ignore") }},
 	{"delete-release-webhook-timeout-fail", func(ctx context.Context, r *run) { r.delete(ctx, "slow-delete-fail") }},
+	{"delete-by-user-without-ipaddresses", func(ctx context.Context, r *run) { r.deleteAs(ctx, servicesOnlyUser, "services-only") }},
+	{"delete-dual-stored-with-old-key", func(ctx context.Context, r *run) { r.delete(ctx, beforeRotationPrefix+"dual") }},
+	{"delete-canceled-by-client", func(ctx context.Context, r *run) { r.deleteCanceled(ctx, "slow-release-canceled") }},
 	{"etcd-after-deletes", func(ctx context.Context, r *run) { r.readEtcd(ctx, "etcd-after-deletes") }},
 }
 
-// servicesQuota is the quota on Services in "default": the kubernetes Service and the
-// six Services the scenario creates before it fill it, so "over-quota" is refused.
-const servicesQuota = 7
+// createdBeforeOverQuota is how many Services the steps before "create-over-quota" create
+// in "default"; the quota on Services there is them and those there before the scenario,
+// so "over-quota" is refused.
+const createdBeforeOverQuota = 8
 
 var dualStack = func(s *corev1.Service) {
 	policy := corev1.IPFamilyPolicyRequireDualStack
@@ -138,31 +163,63 @@ func (r *run) create(ctx context.Context, svc *corev1.Service, dryRun bool) {
 	r.record(action, got, err)
 }
 
+// createAs records a create of svc as user sees it.
+func (r *run) createAs(ctx context.Context, user string, svc *corev1.Service) {
+	got, err := r.users[user].CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+	r.record("create Service "+svc.Name+" as "+user, got, err)
+}
+
+// createIPAddressAs records a create of an IPAddress of address as user sees it.
+func (r *run) createIPAddressAs(ctx context.Context, user, address string) {
+	ip := &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: address},
+		Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: metav1.NamespaceDefault, Name: "single"}},
+	}
+	got, err := r.users[user].NetworkingV1().IPAddresses().Create(ctx, ip, metav1.CreateOptions{})
+	r.record("create IPAddress as "+user, got, err)
+}
+
 // createCanceled records a create of svc that the client cancels while the slow
-// webhook holds the admission of its IPAddress's create, and waits until the apiserver
+// webhook holds the admission of an IPAddress's create, and waits until the apiserver
+// finished the request (see canceled).
+func (r *run) createCanceled(ctx context.Context, svc *corev1.Service) {
+	r.canceled(ctx, "create", svc.Name, func(ctx context.Context) error {
+		_, err := r.user.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+		return err
+	})
+}
+
+// deleteCanceled records a delete of Service name that the client cancels while the
+// slow webhook holds the admission of its IPAddress's delete, and waits until the
+// apiserver finished the request (see canceled).
+func (r *run) deleteCanceled(ctx context.Context, name string) {
+	r.canceled(ctx, "delete", name, func(ctx context.Context) error {
+		return r.user.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
+	})
+}
+
+// canceled records call, the verb of Service name, which the client cancels once the
+// slow webhook was called for an IPAddress of the Service, and waits until the apiserver
 // finished the request: what it does after the client left is the step's too. The
 // request's audit event ends it, unless that event is the 504 the apiserver answers a
 // request it gave up on, while its handler still runs; then the handler's return, which
 // apiserver_request_post_timeout_total{source="rest-handler"} counts, does.
-func (r *run) createCanceled(ctx context.Context, svc *corev1.Service) {
+func (r *run) canceled(ctx context.Context, verb, name string, call func(context.Context) error) {
 	postTimeouts := r.postTimeouts(ctx)
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		_, err := r.user.CoreV1().Services(svc.Namespace).Create(callCtx, svc, metav1.CreateOptions{})
-		done <- err
-	}()
+	go func() { done <- call(callCtx) }()
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return r.rec.seenParent(slowPhase, svc.Name), nil
+		return r.rec.seenParent(slowPhase, name), nil
 	})
 	if err != nil {
-		r.t.Fatalf("the slow webhook never saw Service %s's IPAddress: %v", svc.Name, err)
+		r.t.Fatalf("the slow webhook never saw an IPAddress of Service %s: %v", name, err)
 	}
 	cancel()
-	r.record("create Service "+svc.Name+" (canceled)", nil, <-done)
+	r.record(verb+" Service "+name+" (canceled)", nil, <-done)
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		e := r.audited(auditv1.StageResponseComplete, "create", "services", svc.Namespace, svc.Name)
+		e := r.audited(auditv1.StageResponseComplete, verb, "services", metav1.NamespaceDefault, name)
 		switch {
 		case e == nil:
 			return false, nil
@@ -172,7 +229,7 @@ func (r *run) createCanceled(ctx context.Context, svc *corev1.Service) {
 		return true, nil
 	})
 	if err != nil {
-		r.t.Fatalf("the audit log never showed the end of the create of Service %s: %v", svc.Name, err)
+		r.t.Fatalf("the audit log never showed the end of the %s of Service %s: %v", verb, name, err)
 	}
 }
 
@@ -180,6 +237,12 @@ func (r *run) createCanceled(ctx context.Context, svc *corev1.Service) {
 func (r *run) delete(ctx context.Context, name string) {
 	err := r.user.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
 	r.record("delete Service "+name, nil, err)
+}
+
+// deleteAs records a delete of Service name as user sees it.
+func (r *run) deleteAs(ctx context.Context, user, name string) {
+	err := r.users[user].CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{})
+	r.record("delete Service "+name+" as "+user, nil, err)
 }
 
 // record keeps a call's outcome: the object returned, or the error's status with its causes.
@@ -251,8 +314,33 @@ func (r *run) stepOfRevision(rv int64) string {
 	return ""
 }
 
-// setUp creates the user's binding, the recording webhooks and the policy, waits until
-// each of them bites, then puts the quota on Services.
+// beforeRotationPrefix names the Services created before the encryption key's rotation.
+const beforeRotationPrefix = "key1-"
+
+// rotateKey creates a single and a dual-stack Service while the apiserver encrypts with
+// key1 alone, then, if rotate, rotates the key as an operator does: the run's copy of the
+// encryption configuration becomes rotatedEncryptionConfig (key2 first, key1 still read)
+// and the apiserver restarts with it. Every later write is encrypted with key2; readEtcd
+// tells which key encrypted each value, and that the API reads each back.
+func (r *run) rotateKey(ctx context.Context, localUp, encryption string, rotate bool) {
+	for _, svc := range []*corev1.Service{service(beforeRotationPrefix+"single", nil), service(beforeRotationPrefix+"dual", dualStack)} {
+		if _, err := r.admin.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			r.t.Fatalf("creating Service %s before the key's rotation: %v", svc.Name, err)
+		}
+	}
+	if !rotate {
+		return
+	}
+	if err := copyFile(rotatedEncryptionConfig, encryption); err != nil {
+		r.t.Fatalf("%v", err)
+	}
+	if err := restartAPIServer(ctx, localUp, r.cluster.dataDir); err != nil {
+		r.t.Fatalf("restarting the apiserver with %s: %v", rotatedEncryptionConfig, err)
+	}
+}
+
+// setUp creates the users' roles and bindings, the recording webhooks and the policy,
+// waits until each of them bites, then puts the quota on Services.
 func (r *run) setUp(ctx context.Context, rec *recorder) {
 	manifest, err := os.ReadFile("testdata/setup.yaml")
 	if err != nil {
@@ -268,6 +356,7 @@ func (r *run) setUp(ctx context.Context, rec *recorder) {
 			r.t.Fatalf("creating %T from testdata/setup.yaml: %v", obj, err)
 		}
 	}
+	r.waitRBAC(ctx)
 	r.waitWebhooks(ctx, rec)
 	r.waitSlowWebhooks(ctx, rec)
 	r.waitPolicy(ctx)
@@ -280,6 +369,8 @@ func createObject(ctx context.Context, c kubernetes.Interface, obj runtime.Objec
 	var err error
 	opts := metav1.CreateOptions{}
 	switch o := obj.(type) {
+	case *rbacv1.ClusterRole:
+		_, err = c.RbacV1().ClusterRoles().Create(ctx, o, opts)
 	case *rbacv1.ClusterRoleBinding:
 		_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, o, opts)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
@@ -294,6 +385,22 @@ func createObject(ctx context.Context, c kubernetes.Interface, obj runtime.Objec
 		err = fmt.Errorf("the harness does not create a %T", obj)
 	}
 	return err
+}
+
+// waitRBAC waits until the authorizer lets servicesOnlyUser create Services: its binding
+// is then in the apiserver's informers.
+func (r *run) waitRBAC(ctx context.Context) {
+	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               servicesOnlyUser,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceDefault, Verb: "create", Resource: "services"},
+	}}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := r.admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		return err == nil && got.Status.Allowed, err
+	})
+	if err != nil {
+		r.t.Fatalf("%s was never allowed to create Services: %v", servicesOnlyUser, err)
+	}
 }
 
 // waitWebhooks creates headless probe Services (no IPAddress) until both phases of the
@@ -357,13 +464,15 @@ func (r *run) waitPolicy(ctx context.Context) {
 }
 
 // setQuota puts the quota on Services and writes its status as the quota controller
-// (which local-up does not run) would, counting the Services there are now.
+// (which local-up does not run) would, counting the Services there are now: room for
+// createdBeforeOverQuota more.
 func (r *run) setQuota(ctx context.Context) {
 	services, err := r.admin.CoreV1().Services(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		r.t.Fatalf("listing Services: %v", err)
 	}
-	hard := corev1.ResourceList{corev1.ResourceServices: *resource.NewQuantity(servicesQuota, resource.DecimalSI)}
+	quantity := int64(len(services.Items) + createdBeforeOverQuota)
+	hard := corev1.ResourceList{corev1.ResourceServices: *resource.NewQuantity(quantity, resource.DecimalSI)}
 	quota := &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "services", Namespace: metav1.NamespaceDefault},
 		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
@@ -381,9 +490,9 @@ func (r *run) setQuota(ctx context.Context) {
 	}
 }
 
-// userConfig is config impersonating the scenario's user.
-func userConfig(config *rest.Config) *rest.Config {
+// userConfig is config impersonating user.
+func userConfig(config *rest.Config, user string) *rest.Config {
 	c := rest.CopyConfig(config)
-	c.Impersonate = rest.ImpersonationConfig{UserName: userName}
+	c.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return c
 }

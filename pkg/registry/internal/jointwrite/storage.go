@@ -369,10 +369,24 @@ func (j joint) OptimisticPut(ctx context.Context, key string, value []byte, expe
 	return kubernetes.PutResponse{Succeeded: true, Revision: resp.Header.Revision}, nil
 }
 
+// detachedTimeout bounds what a Service delete still does once the Service
+// passed its own checks, when the request's client has left: the default
+// --request-timeout, which upstream's loopback IPAddress delete is served with.
+const detachedTimeout = time.Minute
+
+// detached is ctx without its cancellation and deadline, for detachedTimeout.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), detachedTimeout)
+}
+
 // Delete deletes the Service at key and, when the context carries a
 // DeletePreparer, one IPAddress of it in the same transaction. The IPAddress
 // delete is prepared once the Service's own checks passed (preconditions, its
 // delete admission), for the state of the Service the delete is tried at.
+// Upstream deletes the Service right after those checks, and its IPAddresses
+// after it, on a context of their own: so what is left here once they passed,
+// the IPAddress delete's admission and the transaction, goes on when the
+// client leaves (or its timeout runs out) meanwhile.
 func (s *ServiceStorage) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
 	validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object, opts storage.DeleteOptions) error {
 	prepare := deletePreparerFrom(ctx)
@@ -390,10 +404,18 @@ func (s *ServiceStorage) Delete(ctx context.Context, key string, out runtime.Obj
 	}
 	del := &jointDelete{}
 	validate := func(ctx context.Context, obj runtime.Object) error {
-		del.delete = nil
+		del.delete, del.checked = nil, false
 		if err := validateDeletion(ctx, obj); err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			// The client left during the checks: upstream's etcd delete,
+			// which follows them, would fail too.
+			return err
+		}
+		del.checked = true
+		ctx, cancel := detached(ctx)
+		defer cancel()
 		if deletes := prepare(ctx, slot, obj); len(deletes) > 0 {
 			// One IPAddress at most: two deleted in one transaction would
 			// share a resourceVersion. The others are deleted on release.
@@ -408,16 +430,22 @@ func (s *ServiceStorage) Delete(ctx context.Context, key string, out runtime.Obj
 	return err
 }
 
-// jointDelete is the IPAddress delete of a Service delete, and whether it happened.
+// jointDelete is the IPAddress delete of a Service delete, and whether it
+// happened; checked is set once the Service passed its own checks.
 type jointDelete struct {
-	delete  *Delete
-	deleted bool
+	delete           *Delete
+	checked, deleted bool
 }
 
 type jointDeleteKey struct{}
 
 func (j joint) OptimisticDelete(ctx context.Context, key string, expectedRevision int64, opts kubernetes.DeleteOptions) (kubernetes.DeleteResponse, error) {
 	del, _ := ctx.Value(jointDeleteKey{}).(*jointDelete)
+	if del != nil && del.checked {
+		var cancel context.CancelFunc
+		ctx, cancel = detached(ctx)
+		defer cancel()
+	}
 	if del == nil || del.delete == nil {
 		return j.Interface.OptimisticDelete(ctx, key, expectedRevision, opts)
 	}

@@ -472,3 +472,54 @@ func TestRefusedServiceDeletePreparesNothing(t *testing.T) {
 		t.Fatalf("a refused delete deleted %d keys", 2-n)
 	}
 }
+
+// TestServiceDeleteOutlivesItsClient checks that a client that leaves while the
+// IPAddress delete is prepared (its admission: a slow webhook) does not stop a
+// Service delete that passed its own checks: upstream has deleted the Service
+// by then and deletes the IPAddress on a context of its own.
+func TestServiceDeleteOutlivesItsClient(t *testing.T) {
+	f := newFixture(t, nil)
+	f.created(t, "a", "10.0.0.1")
+	var prepared, done int
+	prepare := f.preparer(t, "10.0.0.1", &prepared, &done)
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	ctx, _ = jointwrite.WithDeletes(ctx, f.servers, func(ctx context.Context, slot *jointwrite.Slot, obj runtime.Object) []*jointwrite.Delete {
+		leave()
+		if err := ctx.Err(); err != nil {
+			t.Errorf("the IPAddress delete is prepared on the client's context: %v", err)
+		}
+		return prepare(ctx, slot, obj)
+	})
+	if err := f.services.Delete(ctx, "/services/specs/default/a", &api.Service{}, &storage.Preconditions{}, storage.ValidateAllObjectFunc, nil, storage.DeleteOptions{}); err != nil {
+		t.Fatalf("a Service delete whose client left after its checks: %v", err)
+	}
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
+		t.Fatalf("%d of the Service and its IPAddress left", n)
+	}
+	if prepared != 1 || done != 1 {
+		t.Fatalf("prepared %d times, told Written %d times; want 1 and 1", prepared, done)
+	}
+}
+
+// TestServiceDeleteEndsWithItsClientBeforeItsChecks checks that a client that
+// leaves before the Service passed its own checks (its admission) ends the
+// delete, as upstream's does.
+func TestServiceDeleteEndsWithItsClientBeforeItsChecks(t *testing.T) {
+	f := newFixture(t, nil)
+	f.created(t, "b", "10.0.0.2")
+	var prepared, done int
+	ctx, leave := context.WithCancel(context.Background())
+	ctx, _ = jointwrite.WithDeletes(ctx, f.servers, f.preparer(t, "10.0.0.2", &prepared, &done))
+	err := f.services.Delete(ctx, "/services/specs/default/b", &api.Service{}, &storage.Preconditions{},
+		func(context.Context, runtime.Object) error { leave(); return nil }, nil, storage.DeleteOptions{})
+	if err == nil {
+		t.Fatal("a Service delete whose client left during its checks succeeded")
+	}
+	if prepared != 0 {
+		t.Errorf("the IPAddress delete was prepared %d times after the client left during the Service's checks", prepared)
+	}
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.2")) + f.count(t, f.st.RawKey("/services/specs/default/b")); n != 2 {
+		t.Fatalf("a delete its client left during the Service's checks deleted %d keys", 2-n)
+	}
+}
