@@ -402,6 +402,18 @@ func (f *fixture) revision(t *testing.T) int64 {
 	return resp.Header.Revision
 }
 
+// deletedTogether fails unless Service a and its IPAddress 10.0.0.1 are both
+// gone, their delete prepared once and told Written once.
+func (f *fixture) deletedTogether(t *testing.T, prepared, done int) {
+	t.Helper()
+	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
+		t.Fatalf("%d of the Service and its IPAddress left", n)
+	}
+	if prepared != 1 || done != 1 {
+		t.Fatalf("prepared %d times, told Written %d times; want 1 and 1", prepared, done)
+	}
+}
+
 func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
 	f := newFixture(t, nil)
 	f.created(t, "a", "10.0.0.1")
@@ -414,12 +426,7 @@ func TestServiceDeleteTakesItsIPAddressAlong(t *testing.T) {
 	if after := f.revision(t); after != before+1 {
 		t.Errorf("the delete took etcd from revision %d to %d, want one transaction", before, after)
 	}
-	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
-		t.Fatalf("%d of the Service and its IPAddress left", n)
-	}
-	if prepared != 1 || done != 1 {
-		t.Fatalf("prepared %d times, told Written %d times; want 1 and 1", prepared, done)
-	}
+	f.deletedTogether(t, prepared, done)
 }
 
 func TestServiceDeleteLeavesAChangedIPAddress(t *testing.T) {
@@ -494,12 +501,7 @@ func TestServiceDeleteOutlivesItsClient(t *testing.T) {
 	if err := f.services.Delete(ctx, "/services/specs/default/a", &api.Service{}, &storage.Preconditions{}, storage.ValidateAllObjectFunc, nil, storage.DeleteOptions{}); err != nil {
 		t.Fatalf("a Service delete whose client left after its checks: %v", err)
 	}
-	if n := f.count(t, f.st.RawKey("/ipaddresses/10.0.0.1")) + f.count(t, f.st.RawKey("/services/specs/default/a")); n != 0 {
-		t.Fatalf("%d of the Service and its IPAddress left", n)
-	}
-	if prepared != 1 || done != 1 {
-		t.Fatalf("prepared %d times, told Written %d times; want 1 and 1", prepared, done)
-	}
+	f.deletedTogether(t, prepared, done)
 }
 
 // TestServiceDeleteEndsWithItsClientBeforeItsChecks checks that a client that
