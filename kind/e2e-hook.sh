@@ -24,6 +24,16 @@
 #                             roll control plane INDEX to the Service range CIDRS (CIDR[,CIDR]):
 #                             serving certificate, kube-apiserver and kube-controller-manager
 #                             flags (lib/ranges.sh); returns once its /readyz is ok
+#   e2e-hook.sh family INDEX ipv4|dual
+#                             roll control plane INDEX to one or both IP families: serving
+#                             certificate, kube-apiserver Service ranges, advertise addresses and
+#                             DualStackAPIServer=true, kube-controller-manager Service and Pod
+#                             ranges (lib/families.sh); returns once its /readyz is ok
+#   e2e-hook.sh node-family NODE ipv4|dual
+#                             give NODE's kubelet its address of each family; returns once healthy
+#   e2e-hook.sh proxy-family ipv4|dual
+#                             set kube-proxy's cluster CIDRs to the family's Pod ranges and
+#                             restart it; returns once every kube-proxy is ready again
 #   e2e-hook.sh nodes         print every node's name, control planes first
 #   e2e-hook.sh kubelet-config NODE
 #                             rewrite NODE's kubelet configuration from kubeadm's kubelet-config
@@ -34,11 +44,19 @@ source "${NETFORK_ROOT}/kind/lib/common.sh"
 source "${NETFORK_ROOT}/kind/lib/network.sh"
 source "${NETFORK_ROOT}/kind/lib/cluster.sh"
 source "${NETFORK_ROOT}/kind/lib/ranges.sh"
+source "${NETFORK_ROOT}/kind/lib/families.sh"
 
 name="${NETFORK_KIND_NAME:-netfork}"
 mapfile -t nodes < <(netfork::kind::nodes "${name}" control-plane)
 [[ ${#nodes[@]} -gt 0 ]] || netfork::kind::die "cluster ${name} has no control-plane node (NETFORK_KIND_NAME)"
 stopped=/etc/kubernetes/kube-apiserver.yaml.stopped
+
+# running_node fails unless $1 is a running node of the cluster.
+running_node() {
+  if [[ -z "${1:-}" ]] || ! docker ps --format '{{.Names}}' --filter "label=io.x-k8s.kind.cluster=${name}" | grep -qx -- "$1"; then
+    netfork::kind::die "${2}: not a running node of cluster ${name}"
+  fi
+}
 
 node_at() {
   [[ "$1" =~ ^[0-9]+$ && "$1" -lt ${#nodes[@]} ]] || netfork::kind::die "index $1: cluster ${name} has apiservers 0 to $((${#nodes[@]} - 1))"
@@ -77,18 +95,31 @@ case "${1:-}" in
     netfork::kind::set_service_range "${node}" "$3"
     netfork::log "${node}: serving ${3} after $((SECONDS - start))s"
     ;;
+  family)
+    node="$(node_at "${2:-}")"
+    start=${SECONDS}
+    netfork::kind::set_family "${node}" "${name}" "${3:-}"
+    netfork::log "${node}: kube-apiserver and kube-controller-manager $3 after $((SECONDS - start))s"
+    ;;
+  node-family)
+    running_node "${2:-}" "node-family ${2:-}"
+    netfork::kind::set_node_family "$2" "${3:-}"
+    netfork::log "$2: kubelet restarted with its $3 node IPs"
+    ;;
+  proxy-family)
+    netfork::kind::set_proxy_family "${nodes[0]}" "${2:-}"
+    netfork::log "kube-proxy restarted for $2"
+    ;;
   nodes)
     printf '%s\n' "${nodes[@]}"
     netfork::kind::nodes "${name}" worker
     ;;
   kubelet-config)
-    if [[ -z "${2:-}" ]] || ! docker ps --format '{{.Names}}' --filter "label=io.x-k8s.kind.cluster=${name}" | grep -qx -- "$2"; then
-      netfork::kind::die "kubelet-config ${2:-}: not a running node of cluster ${name}"
-    fi
+    running_node "${2:-}" "kubelet-config ${2:-}"
     netfork::kind::reload_kubelet_config "$2"
     netfork::log "$2: kubelet restarted with kubeadm's kubelet-config"
     ;;
   *)
-    netfork::kind::die "usage: e2e-hook.sh count | stop INDEX | start INDEX | service-range INDEX CIDRS | nodes | kubelet-config NODE"
+    netfork::kind::die "usage: e2e-hook.sh count | stop INDEX | start INDEX | service-range INDEX CIDRS | family INDEX ipv4|dual | node-family NODE ipv4|dual | proxy-family ipv4|dual | nodes | kubelet-config NODE"
     ;;
 esac

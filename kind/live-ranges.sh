@@ -21,6 +21,8 @@
 # logs exported on failure -> cluster deleted, always, Ctrl-C included.
 #   --topology T     single | ha (default single); ha runs its apiservers with
 #                    DualStackAPIServer=true, the Services' creates go through kind's load balancer
+#   --ip-family F    ipv4 | dual (default: single ipv4, ha dual): the cluster as created; the
+#                    day-2 dual-stack specs run on an ipv4 one and skip on a dual one
 #   --name NAME      cluster name (default netfork-live)
 #   --services N     Services the probes reach by name (default 100, at most 1000)
 #   --keep           leave the cluster up afterwards (make kind-down NAME=... deletes it)
@@ -36,22 +38,27 @@ topology=single
 name=netfork-live
 services=100
 keep=false
+ip_family=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --topology | --name | --services)
+    --topology | --name | --services | --ip-family)
       [[ $# -ge 2 ]] || netfork::kind::die "$1 needs a value"
       set -- "$1=$2" "${@:3}"
       continue ;;
     --topology=*) topology="${1#*=}" ;;
     --name=*) name="${1#*=}" ;;
     --services=*) services="${1#*=}" ;;
+    --ip-family=*) ip_family="${1#*=}" ;;
     --keep) keep=true ;;
     *) netfork::kind::die "unknown argument $1 (see the header of kind/live-ranges.sh)" ;;
   esac
   shift
 done
-case "${topology}" in
-  single | ha) ;;
+case "${topology}:${ip_family}" in
+  single: | single:ipv4) ip_family=ipv4 ;;
+  ha: | ha:dual) ip_family=dual ;;
+  ha:ipv4) ;;
+  single:* | ha:*) netfork::kind::die "--ip-family ${ip_family}: want ipv4, or dual with --topology ha" ;;
   *) netfork::kind::die "--topology ${topology}: want single or ha" ;;
 esac
 # a /24 holds 253 ClusterIPs besides the kubernetes Service's and a /21 2045; the fill needs
@@ -67,8 +74,8 @@ start=${SECONDS}
 WHAT=cmd/kubectl-servicecidr "${NETFORK_ROOT}/hack/build.sh"
 image_done=${SECONDS}
 
-up_args=(--name "${name}" --topology "${topology}" --service-bits "${service_bits}")
-[[ "${topology}" == ha ]] && up_args+=(--feature-gates DualStackAPIServer=true)
+up_args=(--name "${name}" --topology "${topology}" --ip-family "${ip_family}" --service-bits "${service_bits}")
+[[ "${ip_family}" == dual ]] && up_args+=(--feature-gates DualStackAPIServer=true)
 netfork::kind::delete_on_exit "${name}" "${NETFORK_KIND_OUTPUT}/logs/${name}-$(date +%Y%m%d-%H%M%S)" "${keep}"
 "${NETFORK_ROOT}/kind/up.sh" "${up_args[@]}"
 up_done=${SECONDS}
@@ -82,5 +89,5 @@ KUBECONFIG="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig" GOFLAGS="${GOFLAGS:+${G
   NETFORK_E2E_SERVICECIDR="${NETFORK_OUTPUT}/bin/kubectl-servicecidr" \
   NETFORK_E2E_LIVE_RANGES="${services}" GINKGO_LABEL_FILTER=live-ranges TIMEOUT=90m \
   "${NETFORK_ROOT}/hack/test-e2e.sh" || status=$?
-netfork::log "image $((image_done - start))s, cluster $((up_done - image_done))s, specs $((SECONDS - up_done))s, total $((SECONDS - start))s (${topology})"
+netfork::log "image $((image_done - start))s, cluster $((up_done - image_done))s, specs $((SECONDS - up_done))s, total $((SECONDS - start))s (${topology}, ${ip_family})"
 exit "${status}"

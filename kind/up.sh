@@ -21,6 +21,10 @@
 #                            dual:   1 control-plane node, dual-stack (IPv4 primary)
 #                            ha:     3 control planes + 1 worker, dual-stack, kind's load balancer
 #   --workers N              worker nodes (default 0, ha 1)
+#   --ip-family F            ipv4 or dual: the cluster's families (default: single ipv4, dual and
+#                            ha dual); --topology ha --ip-family ipv4 is an IPv4 HA cluster, the
+#                            start of a day-2 dual-stack change (docs/operations.md). The docker
+#                            network carries IPv6 either way.
 #   --untaint                let pods schedule on control-plane nodes too
 #   --feature-gates G        kube-apiserver --feature-gates (netfork's gates are apiserver-only)
 #   --runtime-config R       kube-apiserver --runtime-config
@@ -55,15 +59,17 @@ apiserver_args=()
 image=""
 service_bits=21
 kcm_servicecidr=false
+ip_family=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --name | --topology | --workers | --feature-gates | --runtime-config | --apiserver-arg | --image | --service-bits)
+    --name | --topology | --workers | --ip-family | --feature-gates | --runtime-config | --apiserver-arg | --image | --service-bits)
       [[ $# -ge 2 ]] || netfork::kind::die "$1 needs a value"
       set -- "$1=$2" "${@:3}"
       continue ;;
     --name=*) name="${1#*=}" ;;
     --topology=*) topology="${1#*=}" ;;
     --workers=*) workers="${1#*=}" ;;
+    --ip-family=*) ip_family="${1#*=}" ;;
     --untaint) untaint=true ;;
     --upstream-servicecidr-controller) kcm_servicecidr=true ;;
     --feature-gates=*) gates="${1#*=}" ;;
@@ -81,6 +87,12 @@ case "${topology}" in
   single | dual) workers="${workers:-0}" ;;
   ha) workers="${workers:-1}" ;;
   *) netfork::kind::die "--topology ${topology}: want single, dual or ha" ;;
+esac
+case "${topology}:${ip_family}" in
+  single: | single:ipv4) ip_family=ipv4 ;;
+  dual: | dual:dual | ha: | ha:dual) ip_family=dual ;;
+  ha:ipv4) ;;
+  *) netfork::kind::die "--ip-family ${ip_family}: want ipv4 or dual (single is ipv4, dual is dual)" ;;
 esac
 [[ "${workers}" =~ ^[0-9]$ ]] || netfork::kind::die "--workers ${workers}: want 0 to 9"
 [[ "${service_bits}" =~ ^(2[1-8])$ ]] || netfork::kind::die "--service-bits ${service_bits}: want 21 to 28"
@@ -119,11 +131,11 @@ undo() {
 }
 trap undo EXIT
 trap 'exit 130' INT TERM
-printf 'slot=%s\nbridge=%s\ntopology=%s\n' "${slot}" "${NETFORK_KIND_BRIDGE}" "${topology}" >"${dir}/state"
+printf 'slot=%s\nbridge=%s\ntopology=%s\nfamily=%s\n' "${slot}" "${NETFORK_KIND_BRIDGE}" "${topology}" "${ip_family}" >"${dir}/state"
 netfork::kind::firewall_add "${NETFORK_KIND_BRIDGE}"
 netfork::kind::network_create "${name}" "${slot}"
 dualstack=false
-if [[ "${topology}" != single && ",${gates}," == *",DualStackAPIServer=true,"* ]]; then
+if [[ "${ip_family}" == dual && ",${gates}," == *",DualStackAPIServer=true,"* ]]; then
   dualstack=true
   NETFORK_KIND_PATCHES="${dir}/patches"
   netfork::kind::dualstack_patches "${NETFORK_KIND_PATCHES}"

@@ -20,7 +20,7 @@
 # NETFORK_KIND_CLUSTERS holds one folder per cluster: kind.yaml, kubeconfig, state.
 # shellcheck disable=SC2034 # read by the kind scripts that source this library
 NETFORK_KIND_CLUSTERS="${NETFORK_KIND_OUTPUT}/clusters"
-# netfork::kind::state prints what up.sh recorded under key $2 (slot, bridge or topology) in
+# netfork::kind::state prints what up.sh recorded under key $2 (slot, bridge, topology or family) in
 # cluster $1's state file, or nothing when the cluster has no state file or no such key.
 netfork::kind::state() {
   sed -n "s/^$2=//p" "${NETFORK_KIND_CLUSTERS}/$1/state" 2>/dev/null || true
@@ -38,13 +38,13 @@ netfork::kind::dualstack_patches() {
 }
 
 # netfork::kind::config prints kind's configuration for cluster $1.
-#   topology (single|dual|ha), workers, gates, runtime_config, apiserver_args (array of
+#   topology (single|dual|ha), ip_family (ipv4|dual), workers, gates, runtime_config, apiserver_args (array of
 #   name=value) and kcm_servicecidr (true: keep kube-controller-manager's service-cidr-controller)
 #   are read from the caller's variables of those names; slot vars must be set.
-# shellcheck disable=SC2154 # topology, workers, apiserver_args and kcm_servicecidr are the caller's, as above
+# shellcheck disable=SC2154 # topology, ip_family, workers, apiserver_args and kcm_servicecidr are the caller's, as above
 netfork::kind::config() {
   local name="$1" family=ipv4 pods="${NETFORK_KIND_POD_V4}" svcs="${NETFORK_KIND_SVC_V4}" i arg
-  if [[ "${topology}" != single ]]; then
+  if [[ "${ip_family}" == dual ]]; then
     family=dual
     pods+=",${NETFORK_KIND_POD_V6}"
     svcs+=",${NETFORK_KIND_SVC_V6}"

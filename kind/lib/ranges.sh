@@ -40,21 +40,21 @@ netfork::kind::serving_sans() {
     sed -n '2,$p' | tr ',' '\n' | sed -e 's/^ *//' -e 's/^DNS://' -e 's/^IP Address://' | grep -v '^$'
 }
 
-# netfork::kind::set_service_range rolls control-plane node $1 to the Service range $2
-# (CIDR[,CIDR], primary first): kubeadm issues the apiserver a new serving certificate that
-# names everything the old one did and the first address of each CIDR (where the apiservers
-# put the kubernetes Service), then kube-apiserver restarts with --service-cluster-ip-range=$2
-# and kube-controller-manager with the same flag. The old certificate is kept in
+# netfork::kind::issue_serving_cert has kubeadm issue node $1's apiserver a new serving
+# certificate for the Service range $2 (CIDR[,CIDR], primary first) that names everything the
+# old one did, the first address of each CIDR (where the apiservers put the kubernetes Service)
+# and the addresses $3 (comma-separated, may be empty). The old certificate is kept in
 # pki/netfork-previous and put back if kubeadm fails.
-netfork::kind::set_service_range() {
-  local node="$1" cidrs="$2" cidr sans version ip pki=/etc/kubernetes/pki old list
-  [[ "${cidrs}" =~ ^[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)?$ ]] || netfork::kind::die "set_service_range: ${cidrs}: want CIDR or CIDR,CIDR"
+netfork::kind::issue_serving_cert() {
+  local node="$1" cidrs="$2" extra="${3:-}" cidr sans version ip pki=/etc/kubernetes/pki list
+  [[ "${cidrs}" =~ ^[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)?$ ]] || netfork::kind::die "${node}: ${cidrs}: want CIDR or CIDR,CIDR"
   sans="$(netfork::kind::serving_sans "${node}" | paste -sd, -)"
   [[ -n "${sans}" ]] || netfork::kind::die "${node}: cannot read the names in /etc/kubernetes/pki/apiserver.crt"
   IFS=, read -r -a list <<<"${cidrs}"
   for cidr in "${list[@]}"; do
     sans+=",$(netfork::kind::first_ip "${cidr}")"
   done
+  [[ -z "${extra}" ]] || sans+=",${extra}"
   version="$(docker exec "${node}" kubeadm version -o short)"
   ip="$(netfork::kind::node_ips "${node}")"
   docker exec "${node}" sh -ec "
@@ -65,11 +65,31 @@ netfork::kind::set_service_range() {
       mv ${pki}/netfork-previous/apiserver.crt ${pki}/netfork-previous/apiserver.key ${pki}/
       exit 1
     fi" || netfork::kind::die "${node}: kubeadm could not issue the apiserver a certificate for ${cidrs}; the old one is back"
-  netfork::kind::set_apiserver "${node}" "--service-cluster-ip-range=${cidrs}"
+}
+
+# netfork::kind::set_kcm_flags rewrites the kube-controller-manager flags $2... (--flag=value,
+# each already in its manifest) on node $1 and waits for the new process; a rewrite that
+# changes nothing restarts nothing.
+netfork::kind::set_kcm_flags() {
+  local node="$1" old script="" change
+  shift
+  for change in "$@"; do
+    script+="s|^\\(    - ${change%%=*}=\\).*|\\1${change#*=}|;"
+  done
   old="$(netfork::kind::process_pid "${node}" kube-controller-manager)"
-  if netfork::kind::edit_manifest "${node}" "${KCM_MANIFEST}" "s|^\\(    - --service-cluster-ip-range=\\).*|\\1${cidrs}|"; then
+  if netfork::kind::edit_manifest "${node}" "${KCM_MANIFEST}" "${script}"; then
     netfork::kind::wait_process "${node}" kube-controller-manager "${old}"
   fi
+}
+
+# netfork::kind::set_service_range rolls control-plane node $1 to the Service range $2
+# (CIDR[,CIDR], primary first): a serving certificate that also names the kubernetes Service's
+# address in $2, then kube-apiserver restarts with --service-cluster-ip-range=$2 and
+# kube-controller-manager with the same flag.
+netfork::kind::set_service_range() {
+  netfork::kind::issue_serving_cert "$1" "$2"
+  netfork::kind::set_apiserver "$1" "--service-cluster-ip-range=$2"
+  netfork::kind::set_kcm_flags "$1" "--service-cluster-ip-range=$2"
 }
 
 # netfork::kind::wait_process waits until node $1 runs a process named $2 other than PID $3,
