@@ -229,6 +229,9 @@ func objectName(o runtime.Object) string {
 
 func (f *fakeCluster) runner(opts Options) *Runner {
 	opts.Log = &f.log
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second // a failing test fails in seconds, not in defaultTimeout
+	}
 	r := New(f, opts)
 	r.poll = time.Millisecond
 	return r

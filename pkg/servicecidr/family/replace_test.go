@@ -22,10 +22,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
@@ -158,18 +160,20 @@ func TestReplaceDefaultFromEachState(t *testing.T) {
 }
 
 func TestReplaceDefaultRefusals(t *testing.T) {
-	six := []runtime.Object{dualDefault(), ipAddress("fd00:10:96::1", "default", "kubernetes")}
+	kubernetes := []runtime.Object{dualDefault(), ipAddress("fd00:10:96::1", "default", "kubernetes"), svc("default", "kubernetes", at("10.96.0.1", "fd00:10:96::1"))}
+	seven := kubernetes
 	for i := 2; i <= 7; i++ {
-		six = append(six, ipAddress(fmt.Sprintf("fd00:10:96::%d", i), "apps", fmt.Sprintf("s%d", i)))
+		v6 := fmt.Sprintf("fd00:10:96::%d", i)
+		seven = append(seven, ipAddress(v6, "apps", fmt.Sprintf("s%d", i)), svc("apps", fmt.Sprintf("s%d", i), at(fmt.Sprintf("10.96.0.%d", i+10), v6)))
 	}
 	for _, tc := range []struct {
 		name    string
 		objects []runtime.Object
 		want    []string
 	}{
-		{"secondary in use", []runtime.Object{dualDefault(), ipAddress("fd00:10:96::1", "default", "kubernetes")},
+		{"secondary in use", kubernetes,
 			[]string{"ServiceCIDR kubernetes cannot shrink while 1 addresses of its secondary CIDR fd00:10:96::/108 are in use: fd00:10:96::1 (Service default/kubernetes)", "roll the apiservers to one range first"}},
-		{"many in use", six, []string{"7 addresses", "fd00:10:96::5 (Service apps/s5) and 2 more"}},
+		{"many in use", seven, []string{"7 addresses", "fd00:10:96::5 (Service apps/s5) and 2 more"}},
 		{"hold not ours", []runtime.Object{dualDefault(), readyCIDR(HoldName, "x", v4Range)}, []string{"ServiceCIDR servicecidr-hold exists without label app.kubernetes.io/managed-by=kubectl-servicecidr"}},
 		{"hold elsewhere", []runtime.Object{dualDefault(), hold("10.97.0.0/16")}, []string{"ServiceCIDR servicecidr-hold holds 10.97.0.0/16, not the primary CIDR 10.96.0.0/16"}},
 	} {
@@ -236,4 +240,39 @@ func TestReplaceDefaultTimeout(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("ReplaceDefault: %v; want %q", err, want)
 	}
+}
+
+// TestReplaceDefaultWaitsForRepair starts with the IPv6 IPAddress an
+// apiserver on one range leaves when it makes the `kubernetes` Service
+// single-stack: replace-default waits until the repair loop deletes it.
+func TestReplaceDefaultWaitsForRepair(t *testing.T) {
+	leaked := []runtime.Object{dualDefault(), ipAddress("fd00:10:96::1", "default", "kubernetes"), svc("default", "kubernetes", at("10.96.0.1"))}
+	t.Run("deleted", func(t *testing.T) {
+		f := rolledBack(t, leaked...)
+		lists := 0
+		f.PrependReactor("list", "ipaddresses", func(k8stesting.Action) (bool, runtime.Object, error) {
+			if lists++; lists == 3 { // the repair loop's grace period is over
+				return false, nil, f.Tracker().Delete(networkingv1.SchemeGroupVersion.WithResource("ipaddresses"), "", "fd00:10:96::1")
+			}
+			return false, nil, nil
+		})
+		if err := f.runner(Options{}).ReplaceDefault(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		checkReplaced(t, f)
+		if want := "waiting for the apiservers' IPAddress repair loop to delete fd00:10:96::1, which no Service holds\n"; !strings.HasPrefix(f.log.String(), want) {
+			t.Errorf("output %q; want it to start with %q", f.log.String(), want)
+		}
+	})
+	t.Run("never", func(t *testing.T) {
+		f := rolledBack(t, leaked...)
+		err := f.runner(Options{Timeout: time.Millisecond}).ReplaceDefault(t.Context())
+		want := "still waiting for the apiservers' IPAddress repair loop to delete fd00:10:96::1, which no Service holds"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("ReplaceDefault: %v; want %q", err, want)
+		}
+		if w := f.writes(); len(w) != 0 {
+			t.Errorf("refused, but wrote %v", w)
+		}
+	})
 }
