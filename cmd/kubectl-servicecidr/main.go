@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command kubectl-servicecidr is the kubectl plugin `kubectl servicecidr`: it
 // renumbers a live cluster's Services from one Service range to another
-// (plan, renumber, finish, rollback).
+// (plan, renumber, finish, rollback), and turns them dual-stack and back
+// (dual-stack, single-stack, replace-default).
 package main
 
 import (

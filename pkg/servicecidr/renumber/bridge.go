@@ -171,7 +171,7 @@ func (r *Runner) waitAdopted(ctx context.Context, st *State) error {
 		return err
 	}
 	return fmt.Errorf("after %s, %d EndpointSlices written for bridges have no owner (%s): the apiservers' service-bridge controller adopts them; check that the apiservers are netfork's, then run renumber again",
-		r.opts.KubernetesTimeout, len(pending), listSome(pending))
+		r.opts.KubernetesTimeout, len(pending), ListSome(pending, listed))
 }
 
 // adopted tells whether s is a copy the controller keeps for the bridge name.

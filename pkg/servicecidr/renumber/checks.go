@@ -37,10 +37,10 @@ func sourceRanges(c *cluster, st *State) (Ranges, error) {
 		return ParseRanges(strings.Join(st.From, ","))
 	}
 	if c.defaultCIDR == nil {
-		return nil, fmt.Errorf("ServiceCIDR %s not found: no Service range to renumber from", defaultServiceCIDRName)
+		return nil, fmt.Errorf("ServiceCIDR %s not found: no Service range to renumber from", DefaultServiceCIDRName)
 	}
 	if c.defaultCIDR.DeletionTimestamp != nil {
-		return nil, fmt.Errorf("ServiceCIDR %s is being deleted: wait until the apiservers recreate it", defaultServiceCIDRName)
+		return nil, fmt.Errorf("ServiceCIDR %s is being deleted: wait until the apiservers recreate it", DefaultServiceCIDRName)
 	}
 	return ParseRanges(strings.Join(c.defaultCIDR.Spec.CIDRs, ","))
 }
@@ -110,10 +110,10 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 		}
 	}
 	if len(taken) > 0 {
-		return fmt.Errorf("the Services %s hold the names of bridges the renumber needs: rename them first", listSome(taken))
+		return fmt.Errorf("the Services %s hold the names of bridges the renumber needs: rename them first", ListSome(taken, listed))
 	}
 	if len(lbs) > 0 {
-		return fmt.Errorf("type LoadBalancer Services %s would lose their load balancers as ExternalName: move them with --include-load-balancers or by hand", listSome(lbs))
+		return fmt.Errorf("type LoadBalancer Services %s would lose their load balancers as ExternalName: move them with --include-load-balancers or by hand", ListSome(lbs, listed))
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func refuseSize(c *cluster, st *State, from, to Ranges, includeLB bool) error {
 			if classify(svc, from, includeLB) != Move && !recordedService(st, svc) {
 				continue
 			}
-			for _, ip := range clusterIPs(svc) {
+			for _, ip := range ClusterIPs(svc) {
 				if a, err := netip.ParseAddr(ip); err == nil && a.Is4() == p.Addr().Is4() {
 					need++
 				}
@@ -201,11 +201,15 @@ func isNewOfRecord(st *State, a netip.Addr) bool {
 	return false
 }
 
-// listSome names up to ten items and counts the rest.
-func listSome(items []string) string {
+// listed is how many items an error names before it counts the rest.
+const listed = 10
+
+// ListSome names the first n items in order and counts the rest, so that an
+// error stays one readable line however many objects it is about.
+func ListSome(items []string, n int) string {
 	sort.Strings(items)
-	if len(items) <= 10 {
+	if len(items) <= n {
 		return strings.Join(items, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:10], ", "), len(items)-10)
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }

@@ -70,10 +70,10 @@ func readCluster(ctx context.Context, client kubernetes.Interface) (*cluster, er
 		return a.Namespace < b.Namespace || (a.Namespace == b.Namespace && a.Name < b.Name)
 	})
 	cidrs := client.NetworkingV1().ServiceCIDRs()
-	if c.defaultCIDR, err = cidrs.Get(ctx, defaultServiceCIDRName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+	if c.defaultCIDR, err = cidrs.Get(ctx, DefaultServiceCIDRName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		c.defaultCIDR = nil
 	} else if err != nil {
-		return nil, fmt.Errorf("reading ServiceCIDR %s: %w", defaultServiceCIDRName, err)
+		return nil, fmt.Errorf("reading ServiceCIDR %s: %w", DefaultServiceCIDRName, err)
 	}
 	if c.target, err = cidrs.Get(ctx, TargetServiceCIDRName, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		c.target = nil

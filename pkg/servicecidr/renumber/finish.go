@@ -93,7 +93,7 @@ func (r *Runner) refuseOldPods(ctx context.Context, st *State) error {
 		}
 	}
 	if len(old) > 0 {
-		return fmt.Errorf("%d pods started before the cut-over may hold old addresses: %s (restart them, or --force)", len(old), listSome(old))
+		return fmt.Errorf("%d pods started before the cut-over may hold old addresses: %s (restart them, or --force)", len(old), ListSome(old, listed))
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (r *Runner) leftAfterFinish(ctx context.Context, st *State) ([]string, erro
 		}
 	default:
 		left = append(left, fmt.Sprintf("ServiceCIDR %s stays until the apiservers recreate ServiceCIDR %s at %s (after the old one is released); run finish again then",
-			TargetServiceCIDRName, defaultServiceCIDRName, strings.Join(st.To, ",")))
+			TargetServiceCIDRName, DefaultServiceCIDRName, strings.Join(st.To, ",")))
 	}
 	return left, nil
 }
@@ -176,7 +176,7 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 		return nil, ErrNoRenumber
 	case st.Phase != PhaseMoving && st.Phase != PhaseRollingBack:
 		return nil, fmt.Errorf("the renumber is past its cut-over (phase %s): ServiceCIDR %s is being deleted and takes no address again; renumber back with --to %s once the apiservers serve it",
-			st.Phase, defaultServiceCIDRName, strings.Join(st.From, ","))
+			st.Phase, DefaultServiceCIDRName, strings.Join(st.From, ","))
 	}
 	if st.Phase != PhaseRollingBack {
 		st.Phase = PhaseRollingBack
@@ -230,7 +230,7 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 		return r.deleteBridge(ctx, rec)
 	}
 	if live.Spec.Type != corev1.ServiceTypeExternalName {
-		if equalIPs(clusterIPs(live), rec.OldClusterIPs) {
+		if equalIPs(ClusterIPs(live), rec.OldClusterIPs) {
 			if err := r.restoreOwners(ctx, rec, live); err != nil {
 				return err
 			}

@@ -41,7 +41,9 @@ const kubernetesName = "kubernetes"
 // the `kubernetes` Service once per endpoint reconcile interval (10 s by default).
 const defaultKubernetesTimeout = 2 * time.Minute
 
-func isKubernetes(svc *corev1.Service) bool {
+// IsKubernetes tells whether svc is the apiservers' own `kubernetes` Service,
+// which only they change.
+func IsKubernetes(svc *corev1.Service) bool {
 	return svc.Namespace == metav1.NamespaceDefault && svc.Name == kubernetesName
 }
 
@@ -49,7 +51,7 @@ func isKubernetes(svc *corev1.Service) bool {
 // Service in the target: its first address of each family svc has.
 func kubernetesNewIPs(svc *corev1.Service, to Ranges) []string {
 	var out []string
-	for _, ip := range clusterIPs(svc) {
+	for _, ip := range ClusterIPs(svc) {
 		a, err := netip.ParseAddr(ip)
 		if err != nil {
 			continue
@@ -78,7 +80,7 @@ func allIn(ips []string, r Ranges) bool {
 // address), not yet deleted by this renumber, outside the target.
 func kubernetesAhead(c *cluster, st *State, to Ranges) *corev1.Service {
 	k := c.service(metav1.NamespaceDefault, kubernetesName)
-	if k == nil || st.CutOver != nil || allIn(clusterIPs(k), to) {
+	if k == nil || st.CutOver != nil || allIn(ClusterIPs(k), to) {
 		return nil
 	}
 	if st.Kubernetes != nil && st.Kubernetes.UID != k.UID {
@@ -91,7 +93,7 @@ func kubernetesAhead(c *cluster, st *State, to Ranges) *corev1.Service {
 func kubernetesRecord(svc *corev1.Service, to Ranges) *ServiceRecord {
 	return &ServiceRecord{
 		Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID,
-		OldClusterIPs: clusterIPs(svc), NewClusterIPs: kubernetesNewIPs(svc, to),
+		OldClusterIPs: ClusterIPs(svc), NewClusterIPs: kubernetesNewIPs(svc, to),
 		Spec: *svc.Spec.DeepCopy(), Bridge: KubernetesBridgeName,
 	}
 }
@@ -134,7 +136,7 @@ func (r *Runner) moveKubernetes(ctx context.Context, st *State) error {
 		return err
 	}
 	if st.Kubernetes == nil {
-		if live == nil || allIn(clusterIPs(live), to) {
+		if live == nil || allIn(ClusterIPs(live), to) {
 			return nil // nothing at an old address to keep
 		}
 		st.Kubernetes = kubernetesRecord(live, to)
@@ -165,8 +167,8 @@ func (r *Runner) moveKubernetes(ctx context.Context, st *State) error {
 // bridge with its endpoints.
 func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live *corev1.Service, to Ranges) error {
 	kept := live != nil && live.UID == rec.UID
-	if live != nil && !kept && !allIn(clusterIPs(live), to) {
-		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(clusterIPs(live), ","), to, to)
+	if live != nil && !kept && !allIn(ClusterIPs(live), to) {
+		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(ClusterIPs(live), ","), to, to)
 	}
 	if err := r.paced(ctx, kept, func() error { return r.writeAhead(ctx, rec) }); err != nil {
 		return err
@@ -211,8 +213,8 @@ func (r *Runner) waitKubernetesMoved(ctx context.Context, rec *ServiceRecord, to
 		case live == nil:
 			why = fmt.Sprintf("Service %s is not recreated: check that every apiserver serves --service-cluster-ip-range=%s", rec.key(), to)
 			return false, nil
-		case !allIn(clusterIPs(live), to):
-			why = fmt.Sprintf("Service %s is at %s, outside %s: check that every apiserver serves --service-cluster-ip-range=%s", rec.key(), strings.Join(clusterIPs(live), ","), to, to)
+		case !allIn(ClusterIPs(live), to):
+			why = fmt.Sprintf("Service %s is at %s, outside %s: check that every apiserver serves --service-cluster-ip-range=%s", rec.key(), strings.Join(ClusterIPs(live), ","), to, to)
 			return false, nil
 		}
 		missing, err := r.bridgeSlicesMissing(ctx, rec)
@@ -281,7 +283,7 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 	if err := r.refuseKubernetesBack(ctx, rec); err != nil {
 		at := "is not recreated yet"
 		if live != nil {
-			at = "stays at " + strings.Join(clusterIPs(live), ",")
+			at = "stays at " + strings.Join(ClusterIPs(live), ",")
 		}
 		bridge := "its bridge is gone"
 		if b != nil {
@@ -298,7 +300,7 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("deleting Service %s: %w", rec.key(), err)
 		}
-		if err := r.step("Service %s deleted at %s; the apiservers recreate it at %s", rec.key(), strings.Join(clusterIPs(live), ","), strings.Join(rec.OldClusterIPs, ",")); err != nil {
+		if err := r.step("Service %s deleted at %s; the apiservers recreate it at %s", rec.key(), strings.Join(ClusterIPs(live), ","), strings.Join(rec.OldClusterIPs, ",")); err != nil {
 			return nil, err
 		}
 	}
@@ -307,7 +309,7 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 
 // kubernetesBack tells whether live holds the recorded old addresses, primary first.
 func kubernetesBack(live *corev1.Service, rec *ServiceRecord) bool {
-	ips := clusterIPs(live)
+	ips := ClusterIPs(live)
 	return len(ips) > 0 && len(rec.OldClusterIPs) > 0 && canonical(ips[0]) == canonical(rec.OldClusterIPs[0]) &&
 		allIn(ips, hostRanges(rec.OldClusterIPs))
 }

@@ -66,7 +66,7 @@ func classify(svc *corev1.Service, from Ranges, includeLB bool) Disposition {
 		return Headless
 	}
 	in := false
-	for _, ip := range clusterIPs(svc) {
+	for _, ip := range ClusterIPs(svc) {
 		if a, err := netip.ParseAddr(ip); err == nil && from.Contains(a) {
 			in = true
 		}
@@ -82,7 +82,9 @@ func classify(svc *corev1.Service, from Ranges, includeLB bool) Disposition {
 	return Move
 }
 
-func clusterIPs(svc *corev1.Service) []string {
+// ClusterIPs are svc's allocated addresses, none for a headless or
+// ExternalName Service: ClusterIPs, or ClusterIP where an old client left it alone.
+func ClusterIPs(svc *corev1.Service) []string {
 	if len(svc.Spec.ClusterIPs) > 0 {
 		return svc.Spec.ClusterIPs
 	}
@@ -213,15 +215,15 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 	var fresh []ServiceRecord
 	for i := range c.services {
 		svc := &c.services[i]
-		ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: clusterIPs(svc)}
-		if isKubernetes(svc) {
+		ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: ClusterIPs(svc)}
+		if IsKubernetes(svc) {
 			pl.Services = append(pl.Services, plannedKubernetes(c, st, svc, to))
 			continue
 		}
 		rec := recorded[svc.Namespace+"/"+svc.Name]
 		if rec != nil && rec.UID == svc.UID {
 			ps.Disposition, ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = Move, rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
-			if equalIPs(clusterIPs(svc), rec.NewClusterIPs) {
+			if equalIPs(ClusterIPs(svc), rec.NewClusterIPs) {
 				ps.Disposition = Moved
 			}
 			pl.Services = append(pl.Services, ps)
@@ -260,15 +262,15 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 // deleting it, its bridge taking its old addresses, while the apiservers
 // recreate it at the target's first addresses.
 func plannedKubernetes(c *cluster, st *State, svc *corev1.Service, to Ranges) PlannedService {
-	ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: clusterIPs(svc)}
+	ps := PlannedService{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), OldClusterIPs: ClusterIPs(svc)}
 	switch rec := st.Kubernetes; {
 	case rec != nil:
 		ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
 		ps.Disposition = Move
-		if allIn(clusterIPs(svc), to) && c.service(rec.Namespace, rec.Bridge) != nil {
+		if allIn(ClusterIPs(svc), to) && c.service(rec.Namespace, rec.Bridge) != nil {
 			ps.Disposition = Moved
 		}
-	case allIn(clusterIPs(svc), to):
+	case allIn(ClusterIPs(svc), to):
 		ps.Disposition = OtherRange
 	case st.CutOver != nil:
 		ps.Disposition = KubernetesService
@@ -322,9 +324,9 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 		add("%sService %s/%s (the apiservers'): record it; delete it and at once create Service %s/%s at %s, which the apiservers' service-bridge controller gives their endpoints; wait until the apiservers recreate Service %s/%s at %s",
 			done(k.Disposition == Moved), k.Namespace, k.Name, k.Namespace, k.Bridge, strings.Join(k.OldClusterIPs, ","), k.Namespace, k.Name, strings.Join(k.NewClusterIPs, ","))
 	}
-	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while the bridges hold old addresses", done(st.Phase != "" && oldGone), defaultServiceCIDRName, from)
+	add("%scut-over: delete ServiceCIDR %s (%s); it stays Terminating, allocating nothing, while the bridges hold old addresses", done(st.Phase != "" && oldGone), DefaultServiceCIDRName, from)
 	add("%smove every Service created in the old range meanwhile (no bridge after the cut-over)", done(past))
-	add("%sfinish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", done(st.Phase == PhaseFinished), TargetServiceCIDRName, defaultServiceCIDRName, to)
+	add("%sfinish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", done(st.Phase == PhaseFinished), TargetServiceCIDRName, DefaultServiceCIDRName, to)
 	return steps
 }
 
@@ -339,9 +341,9 @@ func leftToOperator(c *cluster, st *State, to Ranges) []string {
 		out = append(out, fmt.Sprintf("restart kubelet on every node (%s): it reads clusterDNS only at start", strings.Join(names, ", ")))
 	}
 	// Too late to bridge: a renumber recorded past its cut-over without moving it.
-	if k := c.service(metav1.NamespaceDefault, kubernetesName); k != nil && st.Kubernetes == nil && st.CutOver != nil && !allIn(clusterIPs(k), to) {
+	if k := c.service(metav1.NamespaceDefault, kubernetesName); k != nil && st.Kubernetes == nil && st.CutOver != nil && !allIn(ClusterIPs(k), to) {
 		out = append(out, fmt.Sprintf("Service default/kubernetes (at %s) is the apiservers': once no client uses its address, delete it and the apiservers recreate it at %s",
-			strings.Join(clusterIPs(k), ","), strings.Join(kubernetesNewIPs(k, to), ",")))
+			strings.Join(ClusterIPs(k), ","), strings.Join(kubernetesNewIPs(k, to), ",")))
 	}
 	return out
 }

@@ -94,10 +94,17 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 
 // step reports a change made and lets a test stop the run after it.
 func (r *Runner) step(format string, args ...any) error {
+	return Step(r.opts.Log, r.opts.AfterStep, format, args...)
+}
+
+// Step writes one line for a change a run made to log and calls after, if
+// set, with it: the plugin's commands report every change the same way, and
+// a test stops a run there as a kill would.
+func Step(log io.Writer, after func(step string) error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	fmt.Fprintln(r.opts.Log, msg)
-	if r.opts.AfterStep != nil {
-		return r.opts.AfterStep(msg)
+	fmt.Fprintln(log, msg)
+	if after != nil {
+		return after(msg)
 	}
 	return nil
 }
@@ -323,11 +330,11 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 		return err
 	}
 	if live.Spec.Type != corev1.ServiceTypeExternalName {
-		if equalIPs(clusterIPs(live), rec.NewClusterIPs) {
+		if equalIPs(ClusterIPs(live), rec.NewClusterIPs) {
 			return r.restoreOwners(ctx, rec, live)
 		}
-		if !equalIPs(clusterIPs(live), rec.OldClusterIPs) {
-			return fmt.Errorf("the Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), clusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
+		if !equalIPs(ClusterIPs(live), rec.OldClusterIPs) {
+			return fmt.Errorf("the Service %s has ClusterIPs %v, neither the recorded %v nor %v", rec.key(), ClusterIPs(live), rec.OldClusterIPs, rec.NewClusterIPs)
 		}
 		if !equality.Semantic.DeepEqual(live.Spec, rec.Spec) {
 			// Edited since it was recorded: record it as it is now.
@@ -372,7 +379,7 @@ func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceReco
 	if err != nil {
 		return nil, fmt.Errorf("flipping Service %s to type ExternalName: %w", rec.key(), err)
 	}
-	return updated, r.step("Service %s: type ExternalName -> %s (released %s)", rec.key(), u.Spec.ExternalName, strings.Join(clusterIPs(live), ","))
+	return updated, r.step("Service %s: type ExternalName -> %s (released %s)", rec.key(), u.Spec.ExternalName, strings.Join(ClusterIPs(live), ","))
 }
 
 // plainPorts are ports without node ports, for an ExternalName or bridge Service.
@@ -587,19 +594,19 @@ func (r *Runner) setConfig(ctx context.Context, name, key, before, after string)
 // range: it stays Terminating, allocating nothing, while addresses are in use.
 func (r *Runner) deleteOldServiceCIDR(ctx context.Context, st *State) error {
 	cidrs := r.client.NetworkingV1().ServiceCIDRs()
-	sc, err := cidrs.Get(ctx, defaultServiceCIDRName, metav1.GetOptions{})
+	sc, err := cidrs.Get(ctx, DefaultServiceCIDRName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading ServiceCIDR %s: %w", defaultServiceCIDRName, err)
+		return fmt.Errorf("reading ServiceCIDR %s: %w", DefaultServiceCIDRName, err)
 	}
 	if sc.DeletionTimestamp != nil || strings.Join(sc.Spec.CIDRs, ",") != strings.Join(st.From, ",") {
 		return nil
 	}
-	err = cidrs.Delete(ctx, defaultServiceCIDRName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &sc.UID}})
+	err = cidrs.Delete(ctx, DefaultServiceCIDRName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &sc.UID}})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting ServiceCIDR %s: %w", defaultServiceCIDRName, err)
+		return fmt.Errorf("deleting ServiceCIDR %s: %w", DefaultServiceCIDRName, err)
 	}
-	return r.step("cut-over: deleted ServiceCIDR %s (%s)", defaultServiceCIDRName, strings.Join(st.From, ","))
+	return r.step("cut-over: deleted ServiceCIDR %s (%s)", DefaultServiceCIDRName, strings.Join(st.From, ","))
 }

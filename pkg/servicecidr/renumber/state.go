@@ -47,8 +47,8 @@ const (
 	BridgeLabel = servicebridge.BridgeLabel
 	// KubernetesBridgeName is the bridge of the `kubernetes` Service.
 	KubernetesBridgeName = kubernetesName + "-renumber-bridge"
-	// defaultServiceCIDRName is the ServiceCIDR the apiservers keep from their flags.
-	defaultServiceCIDRName = "kubernetes"
+	// DefaultServiceCIDRName is the ServiceCIDR the apiservers keep from their flags.
+	DefaultServiceCIDRName = "kubernetes"
 )
 
 // Phase is how far a renumber has come.
@@ -121,6 +121,12 @@ type ConfigRecord struct {
 type store struct {
 	client kubernetes.Interface
 	cm     *corev1.ConfigMap
+}
+
+// Recorded is the renumber recorded in the cluster, nil when there is none,
+// for other commands that must not change Services under a renumber.
+func Recorded(ctx context.Context, client kubernetes.Interface) (*State, error) {
+	return (&store{client: client}).load(ctx)
 }
 
 // load reads the State; nil when there is none.

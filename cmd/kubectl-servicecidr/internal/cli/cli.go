@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package cli is kubectl-servicecidr's command line: kubectl's connection
 // flags, the subcommands, and the printing of plans. The work is
-// github.com/netfork/netfork/pkg/servicecidr/renumber's.
+// github.com/netfork/netfork/pkg/servicecidr/renumber's and, for the IP
+// family commands, github.com/netfork/netfork/pkg/servicecidr/family's.
 package cli
 
 import (
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/netfork/netfork/pkg/servicecidr/family"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
 )
 
@@ -52,7 +54,10 @@ type options struct {
 	force     bool
 	// kubeProxySync is the pause before moving the addresses every pod uses; 0 for none.
 	kubeProxySync time.Duration
-	newClient     func() (kubernetes.Interface, *rest.Config, error)
+	// policy and selector are dual-stack's --policy and the family commands' -l.
+	policy    string
+	selector  string
+	newClient func() (kubernetes.Interface, *rest.Config, error)
 }
 
 // Main runs the plugin with args and returns its exit code: 0, or 1 after
@@ -102,7 +107,11 @@ recreate it in the target range.
 
 Roll every kube-apiserver with --service-cluster-ip-range set to the target
 range first, and its serving certificate to name the kubernetes Service's
-address in the target.`,
+address in the target.
+
+dual-stack, single-stack and replace-default change the IP families of a live
+cluster's Services instead, in place, around a roll of the apiservers to two
+ranges or back to one (see their help).`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
@@ -110,11 +119,14 @@ address in the target.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.loading.ExplicitPath, clientcmd.RecommendedConfigPathFlag, "", "path to the kubeconfig file")
 	clientcmd.BindOverrideFlags(o.overrides, pf, clientcmd.RecommendedConfigOverrideFlags(""))
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if o.overrides.Context.Namespace != "" {
-			return errors.New("-n/--namespace: a renumber is cluster-wide")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if o.overrides.Context.Namespace == "" || cmd.Annotations[namespacedAnnotation] != "" {
+			return nil
 		}
-		return nil
+		if cmd.Name() == replaceDefaultName {
+			return errors.New("-n/--namespace: the `kubernetes` ServiceCIDR is cluster-wide")
+		}
+		return errors.New("-n/--namespace: a renumber is cluster-wide")
 	}
 
 	toFlag := func(fs *pflag.FlagSet) {
@@ -219,17 +231,14 @@ address in the target.`,
 	}
 	kubeProxyFlag(rollback.Flags())
 	root.AddCommand(plan, renum, finish, rollback)
+	root.AddCommand(newFamilyCommands(ctx, o, stdout)...)
 	return root
 }
 
+// parseDryRun tells whether renumber's --dry-run asks for the plan only.
 func parseDryRun(s string) (bool, error) {
-	switch s {
-	case "none", "":
-		return false, nil
-	case "client", "server":
-		return true, nil
-	}
-	return false, fmt.Errorf("--dry-run %q: want none, client or server", s)
+	d, err := family.ParseDryRun(s)
+	return err == nil && d != family.DryRunNone, err
 }
 
 // client builds a clientset from kubectl's flags and kubeconfig, and returns

@@ -28,9 +28,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
@@ -118,6 +121,12 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{[]string{"renumber", "--kube-proxy-sync-period=soon", "--to", target}, `invalid argument "soon" for "--kube-proxy-sync-period"`},
 		{[]string{"finish"}, "no renumber recorded in ConfigMap kube-system/servicecidr-renumber"},
 		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"dual-stack"}, "kubectl-servicecidr dual-stack: ServiceCIDR kubernetes has one CIDR (10.96.0.0/16): roll every apiserver to two ranges first"},
+		{[]string{"dual-stack", "--policy", "SingleStack"}, `--policy "SingleStack": want PreferDualStack or RequireDualStack`},
+		{[]string{"single-stack", "--dry-run=maybe"}, `--dry-run "maybe": want none, client or server`},
+		{[]string{"single-stack", "-l", "app in ("}, `-l/--selector "app in ("`},
+		{[]string{"replace-default", "-n", "default"}, "-n/--namespace: the `kubernetes` ServiceCIDR is cluster-wide"},
+		{[]string{"replace-default", "--policy", "PreferDualStack"}, "unknown flag: --policy"},
 	} {
 		client := fakeCluster()
 		client.ClearActions()
@@ -208,5 +217,47 @@ func TestPlanMovesKubernetes(t *testing.T) {
 	}
 	if _, errOut, code = runWith(t, client, "plan", "--to", target); code != 1 || !strings.Contains(errOut, "default/kubernetes-renumber-bridge hold the names of bridges") {
 		t.Errorf("plan with the bridge's name taken: exit %d, %q", code, errOut)
+	}
+}
+
+// TestFamilyCommandsTakeNamespace runs dual-stack and single-stack with -n:
+// they change the Services of that namespace only.
+func TestFamilyCommandsTakeNamespace(t *testing.T) {
+	headless := func(ns string) *corev1.Service {
+		return &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "hl", Namespace: ns, UID: types.UID(ns)},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: corev1.ClusterIPNone, ClusterIPs: []string{corev1.ClusterIPNone},
+				IPFamilyPolicy: ptr.To(corev1.IPFamilyPolicySingleStack), IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}},
+		}
+	}
+	client := fake.NewClientset(
+		&networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/16", "fd00:10:96::/108"}}},
+		headless("apps"), headless("other"))
+	// the registry trims the secondary family of a Service updated to SingleStack
+	client.PrependReactor("update", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		s := a.(k8stesting.UpdateAction).GetObject().(*corev1.Service)
+		if *s.Spec.IPFamilyPolicy == corev1.IPFamilyPolicySingleStack {
+			s.Spec.IPFamilies = s.Spec.IPFamilies[:1]
+		}
+		return false, nil, nil
+	})
+	for _, tc := range []struct {
+		args     []string
+		families int
+		want     string
+	}{
+		{[]string{"dual-stack", "-n", "apps"}, 2, "apps/hl: SingleStack [None] -> PreferDualStack [None]\ndual-stack: 1 Services changed\n"},
+		{[]string{"single-stack", "--namespace=apps"}, 1, "apps/hl: PreferDualStack [None] -> SingleStack [None]\nsingle-stack: 1 Services changed\n"},
+	} {
+		out, errOut, code := runWith(t, client, tc.args...)
+		if code != 0 || out != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out, errOut, tc.want)
+		}
+		for ns, want := range map[string]int{"apps": tc.families, "other": 1} {
+			s, err := client.CoreV1().Services(ns).Get(t.Context(), "hl", metav1.GetOptions{})
+			if err != nil || len(s.Spec.IPFamilies) != want {
+				t.Errorf("%v: Service %s/hl has families %v, %v; want %d", tc.args, ns, s.Spec.IPFamilies, err, want)
+			}
+		}
 	}
 }

@@ -1,0 +1,30 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+// Package family tests kubectl-servicecidr's dual-stack, single-stack and
+// replace-default (pkg/servicecidr/family) against a netfork kube-apiserver
+// rolled from one Service range to two and back.
+package family
+
+import (
+	"os"
+	"testing"
+
+	"github.com/netfork/netfork/test/integration/framework"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(framework.EtcdMain(m))
+}
