@@ -23,6 +23,7 @@ SHELL := /usr/bin/env bash
 #   WHAT        build.sh: command dirs (cmd/local-up); test-*.sh: package patterns
 #   ARGS        run: arguments for local-up; after "--" they go to every kube-apiserver
 #               bench: arguments for test/bench (e.g. ARGS=--full)
+#               test-live-ranges: arguments for kind/live-ranges.sh (e.g. ARGS="--ip-family ipv4")
 #   VERBOSE=1   test-*.sh: go test -v
 #   GOTESTFLAGS test-*.sh: more go test flags
 #   NAME        kind-up/kind-down: cluster name (default netfork)
@@ -117,7 +118,7 @@ test-e2e-kind: ## Image, fresh kind cluster, test/e2e with the data-path specs, 
 	kind/e2e.sh --topology "$(or $(TOPOLOGY),dual)" $(ARGS)
 
 .PHONY: test-live-ranges
-test-live-ranges: ## Image, fresh kind cluster, the [Feature:LiveRanges] e2e specs (expand a full range under load, probed), cluster deleted: [TOPOLOGY=single|ha].
+test-live-ranges: ## Image, fresh kind cluster, the [Feature:LiveRanges] e2e specs (expand, renumber, day-2 dual-stack, probed), cluster deleted: [TOPOLOGY=single|ha] [ARGS=...].
 	kind/live-ranges.sh --topology "$(or $(TOPOLOGY),single)" $(ARGS)
 
 .PHONY: test-e2e-kind-upstream

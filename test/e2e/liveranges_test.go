@@ -295,19 +295,29 @@ func (p *lrProbe) logs(ctx context.Context) string {
 // use ($KUBERNETES_SERVICE_HOST, which it logs as the target), verifying its certificate as
 // they do: against the service account's CA, with that address as an IP SAN.
 func lrProbeScript(targets []string) string {
-	request := `curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://$t/"`
+	request := `curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "http://` + lrShellURLHost + `/"`
 	list := strings.Join(targets, " ")
 	if len(targets) == 0 {
 		request = `curl -sS -o /dev/null -w '%{http_code}' --max-time 5 ` +
-			`--cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt "https://$(case $t in (*:*) echo "[$t]";; (*) echo "$t";; esac):$KUBERNETES_SERVICE_PORT/version"`
+			`--cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt "https://` + lrShellURLHost + `:$KUBERNETES_SERVICE_PORT/version"`
 		list = "$KUBERNETES_SERVICE_HOST"
 	}
 	return fmt.Sprintf(`echo round; while true; do for t in %s; do s=$(date +%%s%%3N); c=$(%s 2>/dev/null); echo "$s $t ${c:-000}"; done; echo round; sleep 0.2; done`, list, request)
 }
 
+// lrShellURLHost is shell that prints $t as a URL's host: an IPv6 address in brackets.
+const lrShellURLHost = `$(case $t in (*:*) echo "[$t]";; (*) echo "$t";; esac)`
+
 // lrStartProbe starts a probe pod on node.
 func lrStartProbe(ctx context.Context, ns, kind, node string, targets []string) *lrProbe {
+	return lrStartProbeOn(ctx, ns, kind, node, targets, false)
+}
+
+// lrStartProbeOn starts a probe pod on node, in the node's network namespace when host is
+// true: the node has addresses of families its pods may lack.
+func lrStartProbeOn(ctx context.Context, ns, kind, node string, targets []string, host bool) *lrProbe {
 	pod := dpPod("probe-"+kind, node, lrProbeScript(targets), corev1.RestartPolicyNever)
+	pod.Spec.HostNetwork = host
 	dpStartPod(ctx, ns, pod)
 	return &lrProbe{kind: kind, ns: ns, pod: pod.Name}
 }
@@ -435,12 +445,18 @@ func lrReport(ctx context.Context, ns string, clock *lrClock, probes []*lrProbe,
 // request every target until each answers 200 in one pod's run; a run ends at its first
 // target that does not answer.
 func lrEventuallyAll(ctx context.Context, ns, name, node string, targets []string) {
-	script := fmt.Sprintf(`for t in %s; do c=$(curl -sS -o /dev/null -w '%%{http_code}' --max-time 3 "http://$t/" 2>/dev/null); [ "$c" = 200 ] || { echo "$t ${c:-000}"; exit 0; }; done; echo done`, strings.Join(targets, " "))
+	lrEventuallyAllOn(ctx, ns, name, node, targets, false)
+}
+
+// lrEventuallyAllOn is lrEventuallyAll from the node's network namespace when host is true.
+func lrEventuallyAllOn(ctx context.Context, ns, name, node string, targets []string, host bool) {
+	script := fmt.Sprintf(`for t in %s; do c=$(curl -sS -o /dev/null -w '%%{http_code}' --max-time 3 "http://%s/" 2>/dev/null); [ "$c" = 200 ] || { echo "$t ${c:-000}"; exit 0; }; done; echo done`, strings.Join(targets, " "), lrShellURLHost)
 	attempt := 0
 	gomega.Eventually(ctx, func(ctx context.Context) string {
 		attempt++
 		pod := dpPod(fmt.Sprintf("%s-%s-%d", name, lrShort(node), attempt), node, script, corev1.RestartPolicyNever)
 		pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		pod.Spec.HostNetwork = host
 		_, log := dpRunPod(ctx, ns, pod)
 		return log
 	}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(gomega.Equal("done\n"), "targets not answering from node %s", node)
