@@ -86,15 +86,19 @@ netfork::kind::set_family() {
 }
 
 # netfork::kind::set_node_family gives node $1's kubelet its address of each family $2 has as
-# --node-ip, restarts it and waits for its /healthz. IPv6 forwarding is turned on for dual,
-# which kind sets only on clusters created with IPv6, so that new Pods' IPv6 traffic routes.
+# --node-ip, restarts it and waits for its /healthz. For dual it first turns on what kind
+# turns on only in clusters created with IPv6: IPv6 on every interface (docker enables it on
+# eth0 alone, and kube-proxy, reading net.ipv6.conf.all.disable_ipv6, would stay single-stack)
+# and IPv6 forwarding, so new Pods' IPv6 traffic routes. The way back leaves both on: turning
+# IPv6 off on every interface would take eth0's address, which docker never gives back.
 netfork::kind::set_node_family() {
   local node="$1" family="$2" ips start=${SECONDS}
   netfork::kind::family_check "${family}"
   ips="$(netfork::kind::node_ips "${node}")"
   if [[ "${family}" == dual ]]; then
     [[ "${ips}" == *,* ]] || netfork::kind::die "${node}: no IPv6 address on the cluster's docker network"
-    docker exec "${node}" sysctl -qw net.ipv6.conf.all.forwarding=1
+    docker exec "${node}" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
+      net.ipv6.conf.all.forwarding=1
   else
     ips="${ips%%,*}"
   fi

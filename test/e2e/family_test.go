@@ -163,8 +163,9 @@ func lfNodes(ctx context.Context, family string) {
 }
 
 // lfExpectAPI checks that the apiserver answers at the kubernetes Service's address ip from
-// every node's network namespace, its certificate verified for that address.
-func lfExpectAPI(ctx context.Context, ns, ip string) {
+// every node's network namespace, its certificate verified for that address; tag names the
+// check's pods apart from another's.
+func lfExpectAPI(ctx context.Context, ns, tag, ip string) {
 	all, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	script := fmt.Sprintf(`curl -sS -o /dev/null -w '%%{http_code}' --max-time 3 --cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt https://%s:443/version`, dpURLHost(ip))
@@ -172,7 +173,7 @@ func lfExpectAPI(ctx context.Context, ns, ip string) {
 		attempt := 0
 		gomega.Eventually(ctx, func(ctx context.Context) string {
 			attempt++
-			pod := dpPod(fmt.Sprintf("api-%s-%d", lrShort(node.Name), attempt), node.Name, script, corev1.RestartPolicyNever)
+			pod := dpPod(fmt.Sprintf("api-%s-%s-%d", tag, lrShort(node.Name), attempt), node.Name, script, corev1.RestartPolicyNever)
 			pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 			pod.Spec.HostNetwork = true
 			_, log := dpRunPod(ctx, ns, pod)
@@ -293,10 +294,10 @@ func lfDualSpec(ctx context.Context) {
 	w.clock.mark("nodes")
 	timer.begin()
 	lfNodes(ctx, "dual")
-	lfExpectAPI(ctx, w.ns, k8sIPs[1])
+	lfExpectAPI(ctx, w.ns, "first", k8sIPs[1])
 	lfNodes(ctx, "ipv4")
 	lfNodes(ctx, "dual")
-	lfExpectAPI(ctx, w.ns, k8sIPs[1])
+	lfExpectAPI(ctx, w.ns, "again", k8sIPs[1])
 	timer.end("nodes and kube-proxy dual-stack, back and again; the kubernetes Service's %s answers from every node", k8sIPs[1])
 
 	w.clock.mark("services")
