@@ -34,77 +34,58 @@ import (
 // Service's, while the bridge does not exist yet: kube-proxy then has its
 // endpoints when it sees the bridge, and the old address never refuses. The
 // apiservers' service-bridge controller adopts them once the bridge exists
-// and keeps them equal to the Service's from then on. Copies an earlier run
-// or the controller wrote are left as they are.
+// and keeps them equal to the Service's from then on.
 func (r *Runner) writeAhead(ctx context.Context, rec *ServiceRecord) error {
-	slices := r.client.DiscoveryV1().EndpointSlices(rec.Namespace)
-	src, err := slices.List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Name})
+	copies, err := r.bridgeCopies(ctx, rec)
 	if err != nil {
-		return fmt.Errorf("listing the EndpointSlices of Service %s: %w", rec.key(), err)
+		return err
+	}
+	_, err = r.writeCopies(ctx, rec, copies)
+	return err
+}
+
+// bridgeCopies are the copies of the moved Service's EndpointSlices for its bridge.
+func (r *Runner) bridgeCopies(ctx context.Context, rec *ServiceRecord) ([]*discoveryv1.EndpointSlice, error) {
+	src, err := r.client.DiscoveryV1().EndpointSlices(rec.Namespace).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Name})
+	if err != nil {
+		return nil, fmt.Errorf("listing the EndpointSlices of Service %s: %w", rec.key(), err)
 	}
 	sources := make([]*discoveryv1.EndpointSlice, len(src.Items))
 	for i := range src.Items {
 		sources[i] = &src.Items[i]
 	}
+	return servicebridge.Mirror(rec.Namespace, rec.Bridge, nil, rec.Name, sources), nil
+}
+
+// writeCopies creates copies and says how many it created: those an earlier
+// run or the controller wrote are left as they are.
+func (r *Runner) writeCopies(ctx context.Context, rec *ServiceRecord, copies []*discoveryv1.EndpointSlice) (int, error) {
+	slices := r.client.DiscoveryV1().EndpointSlices(rec.Namespace)
 	written := 0
-	for _, s := range servicebridge.Mirror(rec.Namespace, rec.Bridge, nil, rec.Name, sources) {
+	for _, s := range copies {
 		_, err := slices.Create(ctx, s, metav1.CreateOptions{FieldManager: FieldManager})
 		switch {
 		case apierrors.IsAlreadyExists(err):
 		case err != nil:
-			return fmt.Errorf("writing EndpointSlice %s/%s for the bridge of Service %s: %w", s.Namespace, s.Name, rec.key(), err)
+			return written, fmt.Errorf("writing EndpointSlice %s/%s for the bridge of Service %s: %w", s.Namespace, s.Name, rec.key(), err)
 		default:
 			written++
 		}
 	}
 	if written == 0 {
-		return nil
+		return 0, nil
 	}
-	return r.step("Service %s: %d EndpointSlices written for its bridge %s", rec.key(), written, rec.Bridge)
+	return written, r.step("Service %s: %d EndpointSlices written for its bridge %s", rec.key(), written, rec.Bridge)
 }
 
-// defaultKubeProxySyncPeriod is kube-proxy's default minimum sync period
-// (iptables and nftables modes).
-const defaultKubeProxySyncPeriod = time.Second
-
-// settle is how long pace waits after its primer for kube-proxy's sync to start.
-const settle = 200 * time.Millisecond
-
-// paced runs primer, a change kube-proxy sees, with a pause before and after
-// when critical (an address every pod uses: the DNS Service's, the
-// `kubernetes` Service's). The change that frees an old address and the one
-// that takes it again (a flip and a bridge's create, a bridge's delete and a
-// Service's return) leave the address without a Service for one request;
-// kube-proxy applies changes at most once per sync period, and a sync that
-// falls between the two leaves the address answering nothing until the next,
-// up to a period later. kube-proxy starts a sync at once when its last one is
-// older than the period: after a pause of one period with no change from
-// this tool, primer's change starts one, and the two that follow within the
-// period land together in the next. A cluster whose Services or
-// EndpointSlices change all the time keeps kube-proxy busy, and the pause
-// does not help there.
-func (r *Runner) paced(ctx context.Context, critical bool, primer func() error) error {
-	if !critical || r.opts.KubeProxySyncPeriod < 0 {
-		return primer()
+// deleteCopy deletes the copy s this run wrote as a window's primer when the
+// window had no room left for the flip, to write it again as the next one's.
+func (r *Runner) deleteCopy(ctx context.Context, s *discoveryv1.EndpointSlice) error {
+	err := r.client.DiscoveryV1().EndpointSlices(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting EndpointSlice %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	if err := r.sleep(ctx, r.opts.KubeProxySyncPeriod+100*time.Millisecond); err != nil {
-		return err
-	}
-	if err := primer(); err != nil {
-		return err
-	}
-	return r.sleep(ctx, settle)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return r.step("EndpointSlice %s/%s deleted, to be written again in the next window", s.Namespace, s.Name)
 }
 
 // isDNS tells whether svc is the cluster DNS Service, whose address is every pod's resolver.

@@ -130,36 +130,8 @@ func TestWaitAdopted(t *testing.T) {
 	}
 }
 
-// TestPaced checks the pause around a change to an address every pod uses: a
-// period and a margin before, the settle after; nothing for other Services or
-// when turned off.
-func TestPaced(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		period   time.Duration
-		critical bool
-		want     string
-	}{
-		{"critical, default period", 0, true, "sleep 1.1s, primer, sleep 200ms"},
-		{"critical, a longer period", 5 * time.Second, true, "sleep 5.1s, primer, sleep 200ms"},
-		{"not critical", 0, false, "primer"},
-		{"turned off", -1, true, "primer"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := New(fake.NewClientset(), Options{KubeProxySyncPeriod: tc.period})
-			var did []string
-			r.sleep = func(_ context.Context, d time.Duration) error {
-				did = append(did, "sleep "+d.String())
-				return nil
-			}
-			if err := r.paced(context.Background(), tc.critical, func() error { did = append(did, "primer"); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Join(did, ", "); got != tc.want {
-				t.Errorf("paced did %q, want %q", got, tc.want)
-			}
-		})
-	}
+// TestIsDNS checks the DNS Service is told by its namespace and label.
+func TestIsDNS(t *testing.T) {
 	dns := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kube-dns", Labels: map[string]string{"k8s-app": "kube-dns"}}}
 	other := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "kube-dns", Labels: map[string]string{"k8s-app": "kube-dns"}}}
 	if !isDNS(dns) || isDNS(other) {

@@ -192,6 +192,7 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	r.closeWindow()
 	for i := len(st.Configs) - 1; i >= 0; i-- {
 		c := st.Configs[i]
 		changed, err := r.setConfig(ctx, c.Name, c.Key, c.New, c.Old)
@@ -218,9 +219,11 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 }
 
 // unmove takes one recorded Service back to its old addresses and deletes
-// its bridge; the bridge of a Service deleted since goes too. Between the
-// bridge's delete and the Service's return to the old address no other call
-// is made, so kube-proxy rarely sees the address without a Service.
+// its bridge; the bridge of a Service deleted since goes too. Its flip, which
+// frees only its new address, enters a window (see window) and the bridge's
+// delete and the Service's return to the old address follow it with no other
+// call in between, so both land in kube-proxy's next sync. The flip cannot be
+// undone to wait for another window, so the budget is checked before it.
 func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
 	if err != nil {
@@ -236,13 +239,20 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 			}
 			return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 		}
-		flip := func() error {
+		flip := func() (bool, error) {
 			flipped, err := r.toExternalName(ctx, st, rec, live)
 			live = flipped
-			return err
+			return true, err
 		}
-		if err := r.paced(ctx, isDNS(live), flip); err != nil {
-			return err
+		if rec.Bridge == "" {
+			if _, err := flip(); err != nil {
+				return err
+			}
+		} else {
+			if err := r.enter(ctx, rec.key(), isDNS(live), flip); err != nil {
+				return err
+			}
+			r.admit()
 		}
 	}
 	if rec.Bridge != "" {

@@ -162,15 +162,20 @@ func (r *Runner) moveKubernetes(ctx context.Context, st *State) error {
 
 // replaceKubernetes writes the bridge's EndpointSlices, deletes the recorded
 // `kubernetes` Service, if still there, and creates its bridge at the old
-// addresses with no API call in between, so that kube-proxy, which syncs at
-// most once a second, rarely sees the address without a Service, and sees the
-// bridge with its endpoints.
+// addresses with no API call in between. The copies prime a window of its
+// own (see window), so that kube-proxy sees the delete and the bridge, with
+// its endpoints, in one sync.
 func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live *corev1.Service, to Ranges) error {
 	kept := live != nil && live.UID == rec.UID
 	if live != nil && !kept && !allIn(ClusterIPs(live), to) {
 		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(ClusterIPs(live), ","), to, to)
 	}
-	if err := r.paced(ctx, kept, func() error { return r.writeAhead(ctx, rec) }); err != nil {
+	if kept {
+		if err := r.enterWithCopies(ctx, rec, true); err != nil {
+			return err
+		}
+		defer r.closeWindow()
+	} else if err := r.writeAhead(ctx, rec); err != nil {
 		return err
 	}
 	svcs := r.client.CoreV1().Services(rec.Namespace)

@@ -57,10 +57,11 @@ type Options struct {
 	// KubernetesTimeout bounds each wait for the apiservers to recreate the
 	// `kubernetes` Service; defaultKubernetesTimeout when zero.
 	KubernetesTimeout time.Duration
-	// KubeProxySyncPeriod is kube-proxy's minimum sync period. Before it
-	// moves an address every pod uses (the DNS Service's, the `kubernetes`
-	// Service's), the renumber or rollback makes no change for that long;
-	// see paced. defaultKubeProxySyncPeriod when zero; no pause when negative.
+	// KubeProxySyncPeriod is kube-proxy's minimum sync period: the renumber
+	// and the rollback move Services in windows it sets, so that kube-proxy
+	// never syncs between freeing an old address and taking it again; see
+	// window. defaultKubeProxySyncPeriod when zero; no windows and no pause
+	// when negative.
 	KubeProxySyncPeriod time.Duration
 }
 
@@ -73,6 +74,11 @@ type Runner struct {
 	notes []string
 	// sleep pauses; tests replace it.
 	sleep func(context.Context, time.Duration) error
+	// win is the open window of Services moved between two kube-proxy syncs.
+	win window
+	// lastChange is when this run last changed the cluster, from which a
+	// window's pause is counted.
+	lastChange time.Time
 }
 
 // New returns a Runner acting through client.
@@ -94,6 +100,7 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 
 // step reports a change made and lets a test stop the run after it.
 func (r *Runner) step(format string, args ...any) error {
+	r.lastChange = r.opts.Now()
 	return Step(r.opts.Log, r.opts.AfterStep, format, args...)
 }
 
@@ -304,6 +311,7 @@ func (r *Runner) moveAll(ctx context.Context, st *State) error {
 			}
 		}
 		if len(fresh) == 0 {
+			r.closeWindow()
 			return r.waitAdopted(ctx, st)
 		}
 	}
@@ -344,7 +352,7 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 			}
 		}
 		if rec.Bridge != "" {
-			if err := r.paced(ctx, isDNS(live), func() error { return r.writeAhead(ctx, rec) }); err != nil {
+			if err := r.enterWithCopies(ctx, rec, isDNS(live)); err != nil {
 				return err
 			}
 		}
@@ -352,7 +360,8 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 			return err
 		}
 	} else if rec.Bridge != "" {
-		// stopped after the flip: written already unless stopped in between
+		// stopped after the flip: written already unless stopped in between,
+		// and the address is free, so no window is waited for
 		if err := r.writeAhead(ctx, rec); err != nil {
 			return err
 		}
@@ -363,6 +372,43 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 		}
 	}
 	return r.restore(ctx, st, rec, live, rec.NewClusterIPs, true)
+}
+
+// enterWithCopies writes the copies of rec's EndpointSlices for its bridge
+// and enters a window (see window) with room left for its flip and its
+// bridge, critical asking for a window of its own. The last copy is written
+// after the others, as the window's primer when it opens one, so that a
+// window starts with one request however many slices a Service has. When
+// the window has no room left after it, the copy is deleted and written
+// again as the next one's primer: no flip starts after a window's budget. A
+// Service without EndpointSlices needs no window: its old address refuses
+// with or without its bridge.
+func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, critical bool) error {
+	copies, err := r.bridgeCopies(ctx, rec)
+	if err != nil || len(copies) == 0 {
+		return err
+	}
+	last := copies[len(copies)-1:]
+	if _, err := r.writeCopies(ctx, rec, copies[:len(copies)-1]); err != nil {
+		return err
+	}
+	prime := func() (bool, error) {
+		n, err := r.writeCopies(ctx, rec, last)
+		return n > 0, err
+	}
+	if err := r.enter(ctx, rec.key(), critical, prime); err != nil {
+		return err
+	}
+	if !r.roomLeft() {
+		if err := r.deleteCopy(ctx, last[0]); err != nil {
+			return err
+		}
+		if err := r.openWindow(ctx, rec.key(), prime); err != nil {
+			return err
+		}
+	}
+	r.admit()
+	return nil
 }
 
 // toExternalName flips a Service to ExternalName, a CNAME to its bridge: its

@@ -67,8 +67,14 @@ func TestRenumberMixedServices(t *testing.T) {
 	var log bytes.Buffer
 	// The times the kubernetes Service was deleted and its bridge created, for the log.
 	var deleted, bridged time.Time
+	// The times the Services were recorded and the last of them was back, for the log.
+	var recorded, moved time.Time
 	timeSteps := func(msg string) error {
 		switch {
+		case strings.HasPrefix(msg, "recorded ") && strings.HasSuffix(msg, " Services"):
+			recorded = time.Now()
+		case strings.Contains(msg, ": back to type "):
+			moved = time.Now()
 		case strings.HasPrefix(msg, "Service default/kubernetes deleted"):
 			deleted = time.Now()
 		case strings.HasPrefix(msg, "Service default/"+renumber.KubernetesBridgeName+": bridge created"):
@@ -106,6 +112,7 @@ func TestRenumberMixedServices(t *testing.T) {
 	if _, err := r.Renumber(ctx); err != nil {
 		t.Fatalf("renumber: %v\n%s", err, log.String())
 	}
+	t.Logf("%d Services moved in %s, %d windows", moves-1, moved.Sub(recorded).Round(time.Millisecond), strings.Count(log.String(), " primes kube-proxy"))
 	if again, err := r.Plan(ctx); err != nil || !strings.HasPrefix(again.Steps[0], "(done) ") || !strings.HasPrefix(again.Steps[len(again.Steps)-2], "(done) ") ||
 		strings.HasPrefix(again.Steps[len(again.Steps)-1], "(done) ") {
 		t.Errorf("the plan after the renumber: %v; want every step but finish marked done", err)

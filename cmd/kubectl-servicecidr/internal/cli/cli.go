@@ -52,7 +52,7 @@ type options struct {
 	dryRun    string
 	includeLB bool
 	force     bool
-	// kubeProxySync is the pause before moving the addresses every pod uses; 0 for none.
+	// kubeProxySync is kube-proxy's minimum sync period, which sets the windows Services move in; 0 for none.
 	kubeProxySync time.Duration
 	// policy and selector are dual-stack's --policy and the family commands' -l.
 	policy    string
@@ -134,7 +134,7 @@ ranges or back to one (see their help).`,
 		fs.BoolVar(&o.includeLB, "include-load-balancers", false, "move type LoadBalancer Services too (ExternalName drops their load balancers until they are back)")
 	}
 	kubeProxyFlag := func(fs *pflag.FlagSet) {
-		fs.DurationVar(&o.kubeProxySync, "kube-proxy-sync-period", time.Second, "kube-proxy's minimum sync period (its iptables or nftables minSyncPeriod): how long to make no change before moving the DNS Service's and the kubernetes Service's old addresses, so that kube-proxy never syncs between freeing and taking one; 0 for no pause")
+		fs.DurationVar(&o.kubeProxySync, "kube-proxy-sync-period", time.Second, "kube-proxy's minimum sync period (its iptables or nftables minSyncPeriod): Services move in windows between two of its syncs, each after a pause of two periods, so that kube-proxy never syncs between freeing an old address and taking it again; 0 for no windows and no pause")
 	}
 	outputFlag := func(fs *pflag.FlagSet) {
 		fs.StringVarP(&o.output, "output", "o", "", "plan output format: yaml or json (default: text)")

@@ -1,0 +1,459 @@
+/*
+Copyright 2026 The netfork Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package renumber
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+// latency is how long each request takes on the fake clock.
+const latency = 20 * time.Millisecond
+
+// followUp is how long after a Service's restore kube-controller-manager
+// writes its EndpointSlices, another change kube-proxy sees.
+const followUp = 200 * time.Millisecond
+
+// event is a request or pause on the fake clock: a change kube-proxy sees
+// (copy, uncopy, flip, bridge, restore, delete of a Service) when it was made, a
+// pause (sleep) at the time it began, or another request.
+type event struct {
+	// start and at are when the request was sent and when it was made.
+	start, at time.Time
+	kind      string
+	key       string // namespace/name of the moved Service
+	d         time.Duration
+}
+
+// timeline is a fake cluster on a fake clock that records every request and pause.
+type timeline struct {
+	client *fake.Clientset
+	now    time.Time
+	events []event
+	// slow adds time to the requests of a kind for a Service ("copy apps/s03").
+	slow map[string]time.Duration
+}
+
+// visible tells whether kube-proxy sees e.
+func (e event) visible() bool {
+	switch e.kind {
+	case "copy", "uncopy", "flip", "bridge", "restore", "delete":
+		return true
+	}
+	return false
+}
+
+func pacedService(ns, name, ip string, labels map[string]string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: labels},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeClusterIP, ClusterIP: ip, ClusterIPs: []string{ip},
+			Selector: map[string]string{"app": name},
+			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+func pacedSlice(ns, svc string, i int) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%05d", svc, i), Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{fmt.Sprintf("198.18.%d.%d", i/250, i%250+1)}}},
+	}
+}
+
+// newTimeline is a cluster of n Services in namespace apps, the one named
+// big with many EndpointSlices, and the DNS Service, all in 10.96.0.0/16,
+// whose requests each take latency; a bridge's create adopts its copies, as
+// the apiservers' service-bridge controller would.
+func newTimeline(n int) *timeline {
+	var objs []runtime.Object
+	for i := range n {
+		name := fmt.Sprintf("s%02d", i)
+		slices := 1
+		if i == 5 {
+			name, slices = "s05-big", 25
+		}
+		objs = append(objs, pacedService("apps", name, fmt.Sprintf("10.96.0.%d", 20+i), nil))
+		for j := range slices {
+			objs = append(objs, pacedSlice("apps", name, j))
+		}
+	}
+	objs = append(objs, pacedService("kube-system", "kube-dns", "10.96.0.10", map[string]string{dnsLabel: dnsLabelValue}), pacedSlice("kube-system", "kube-dns", 0))
+	tl := &timeline{client: fake.NewClientset(objs...), now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	tl.client.PrependReactor("*", "*", tl.react)
+	return tl
+}
+
+// react advances the clock by one request and records it.
+func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
+	e := event{start: tl.now, kind: a.GetVerb() + " " + a.GetResource().Resource}
+	tl.now = tl.now.Add(latency)
+	switch a.GetVerb() {
+	case "create":
+		switch o := a.(k8stesting.CreateAction).GetObject().(type) {
+		case *discoveryv1.EndpointSlice:
+			e.kind, e.key = "copy", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-bridge")
+		case *corev1.Service:
+			if o.Labels[BridgeLabel] != "" {
+				e.kind, e.key = "bridge", o.Namespace+"/"+o.Labels[BridgeLabel]
+				tl.adopt(o.Namespace, o.Name)
+			}
+		}
+	case "update":
+		if o, ok := a.(k8stesting.UpdateAction).GetObject().(*corev1.Service); ok {
+			e.kind, e.key = "restore", o.Namespace+"/"+o.Name
+			if o.Spec.Type == corev1.ServiceTypeExternalName {
+				e.kind = "flip"
+			}
+		}
+	case "delete":
+		name := a.GetNamespace() + "/" + a.(k8stesting.DeleteAction).GetName()
+		switch a.GetResource().Resource {
+		case "endpointslices":
+			e.kind, e.key = "uncopy", name[:strings.LastIndex(name, "-renumber-bridge")]
+		case "services":
+			e.kind, e.key = "delete", strings.TrimSuffix(name, "-renumber-bridge")
+		}
+	}
+	tl.now = tl.now.Add(tl.slow[e.kind+" "+e.key])
+	e.at = tl.now
+	tl.events = append(tl.events, e)
+	return false, nil, nil
+}
+
+// adopt makes bridge the owner of its copies, through the tracker: the
+// clientset is locked while a reactor runs.
+func (tl *timeline) adopt(ns, bridge string) {
+	gvr := discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+	l, err := tl.client.Tracker().List(gvr, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), ns)
+	if err != nil {
+		panic(err)
+	}
+	for i := range l.(*discoveryv1.EndpointSliceList).Items {
+		s := &l.(*discoveryv1.EndpointSliceList).Items[i]
+		if s.Labels[discoveryv1.LabelServiceName] == bridge {
+			s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: bridge, UID: "bridge", Controller: ptr.To(true)}}
+			if err := tl.client.Tracker().Update(gvr, s, ns); err != nil {
+				panic(err)
+			}
+		}
+	}
+}
+
+// runner is a Runner on tl's clock with the given period.
+func (tl *timeline) runner(period time.Duration, log *bytes.Buffer) *Runner {
+	r := New(tl.client, Options{Log: log, Now: func() time.Time { return tl.now }, KubeProxySyncPeriod: period})
+	r.sleep = func(_ context.Context, d time.Duration) error {
+		tl.events = append(tl.events, event{start: tl.now, at: tl.now, kind: "sleep", d: d})
+		tl.now = tl.now.Add(d)
+		return nil
+	}
+	return r
+}
+
+// newState is a renumber of 10.96.0.0/16 to 10.200.0.0/16 that has recorded nothing yet.
+func newState() *State {
+	return &State{From: []string{"10.96.0.0/16"}, To: []string{"10.200.0.0/16"}, Phase: PhaseMoving, ClusterDomain: defaultDomain}
+}
+
+// record records the Services of tl's cluster in st, as moveAll does, and returns the cluster it read.
+func (tl *timeline) record(t *testing.T, st *State) *cluster {
+	t.Helper()
+	c, err := readCluster(context.Background(), tl.client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, st.Services, err = buildPlan(c, st, false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// proxySyncs are the times kube-proxy's sync runner starts a sync on the
+// given changes (sorted) with the given period, taking no time: at once on
+// a change a period or more after the last sync, else a period after it.
+func proxySyncs(changes []time.Time, period time.Duration) []time.Time {
+	var syncs []time.Time
+	var last time.Time
+	pending := false
+	for _, c := range changes {
+		if pending && !c.Before(last.Add(period)) {
+			last, pending = last.Add(period), false
+			syncs = append(syncs, last)
+		}
+		switch {
+		case pending:
+		case last.IsZero() || !c.Before(last.Add(period)):
+			last = c
+			syncs = append(syncs, c)
+		default:
+			pending = true
+		}
+	}
+	if pending {
+		syncs = append(syncs, last.Add(period))
+	}
+	return syncs
+}
+
+// checkWindows checks, from tl's events, that for every moved Service the
+// request freeing its old address (free) and the one taking it again (take)
+// land in one kube-proxy sync with room on both sides, inside a window that a
+// primer opened after a pause long enough for kube-proxy to be idle, that
+// each free started within the budget, and that a window closed only once
+// its budget had passed (unless the next was for an ownWindow Service). It
+// returns how many windows it saw.
+func checkWindows(t *testing.T, events []event, period time.Duration, free, take string, keys []string) int {
+	t.Helper()
+	budget := period * 3 / 5
+	var changes []time.Time
+	var primers []event
+	var lastPause time.Time
+	var pauses []time.Time
+	lastChange := events[0].at // a run begins with no change of its own
+	for _, e := range events {
+		if e.kind == "sleep" {
+			lastPause = e.at
+			continue
+		}
+		if !e.visible() {
+			continue
+		}
+		if e.at.Sub(lastChange) >= 2*period+followUp {
+			primers = append(primers, e)
+			pauses = append(pauses, lastPause)
+		}
+		lastChange = e.at
+		changes = append(changes, e.at)
+		if e.kind == "restore" {
+			changes = append(changes, e.at.Add(followUp))
+		}
+	}
+	sortTimes(changes)
+	syncs := proxySyncs(changes, period)
+	for _, key := range keys {
+		f, tk := find(events, free, key), find(events, take, key)
+		if f == nil || tk == nil {
+			t.Errorf("Service %s: %s found %t, %s found %t; want both", key, free, f != nil, take, tk != nil)
+			continue
+		}
+		for _, s := range syncs {
+			if s.After(f.at.Add(-100*time.Millisecond)) && s.Before(tk.at.Add(300*time.Millisecond)) {
+				t.Errorf("Service %s: a kube-proxy sync at %s, within 100 ms before its %s at %s or 300 ms after its %s at %s", key, clock(s), free, clock(f.at), take, clock(tk.at))
+			}
+		}
+		p := lastBefore(primers, f.at)
+		if p == nil {
+			t.Errorf("Service %s: its %s at %s follows no primer", key, free, clock(f.at))
+			continue
+		}
+		first := find(events, "flip", key) // in a rollback the flip comes first
+		if first == nil {
+			first = f
+		}
+		if first.start.Sub(p.start) > budget && p.key != key {
+			t.Errorf("Service %s: its %s started at %s, %s after the primer at %s (Service %s), past the budget %s", key, first.kind, clock(first.start), first.start.Sub(p.start), clock(p.start), p.key, budget)
+		}
+	}
+	for i := 1; i < len(primers); i++ {
+		if !ownWindow[primers[i].key] && pauses[i].Sub(primers[i-1].start) < budget {
+			t.Errorf("window %d (Service %s) paused at %s, %s after the primer of window %d: closed before its budget %s",
+				i+1, primers[i].key, clock(pauses[i]), pauses[i].Sub(primers[i-1].start), i, budget)
+		}
+	}
+	return len(primers)
+}
+
+func sortTimes(ts []time.Time) {
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j].Before(ts[j-1]); j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+}
+
+// find is the last event of kind for key.
+func find(events []event, kind, key string) *event {
+	var out *event
+	for i := range events {
+		if events[i].kind == kind && events[i].key == key {
+			out = &events[i]
+		}
+	}
+	return out
+}
+
+// ownWindow are the Services whose addresses every pod uses, each moved in a window of its own.
+var ownWindow = map[string]bool{"kube-system/kube-dns": true, "default/kubernetes": true}
+
+// lastBefore is the last primer at or before at.
+func lastBefore(primers []event, at time.Time) *event {
+	var out *event
+	for i := range primers {
+		if !primers[i].at.After(at) {
+			out = &primers[i]
+		}
+	}
+	return out
+}
+
+func clock(t time.Time) string { return t.Format("15:04:05.000") }
+
+// windowLines sums the Services the log's "window N: K Services" lines count.
+func windowLines(log string) (windows, services int) {
+	for _, m := range regexp.MustCompile(`(?m)^window \d+: (\d+) Services$`).FindAllStringSubmatch(log, -1) {
+		n, _ := strconv.Atoi(m[1])
+		windows, services = windows+1, services+n
+	}
+	return windows, services
+}
+
+// TestWindows moves 13 Services (one with 25 EndpointSlices, one whose copy
+// is written so slowly that its window has no room left after it, and the
+// DNS Service) and rolls them back with the default period, and checks every
+// Service's two requests fall in one window after a primer and a pause, the
+// windows close on the budget, and each window is reported.
+func TestWindows(t *testing.T) {
+	ctx := context.Background()
+	tl := newTimeline(12)
+	tl.slow = map[string]time.Duration{"copy apps/s03": 300 * time.Millisecond}
+	var log bytes.Buffer
+	r := tl.runner(0, &log)
+	st := newState()
+	if err := r.moveAll(ctx, st); err != nil {
+		t.Fatalf("moveAll: %v\n%s", err, log.String())
+	}
+	var keys []string
+	for _, rec := range st.Services {
+		keys = append(keys, rec.key())
+	}
+	if len(keys) != 13 {
+		t.Fatalf("recorded %v, want 13 Services", keys)
+	}
+	n := checkWindows(t, tl.events, time.Second, "flip", "bridge", keys)
+	if windows, services := windowLines(log.String()); windows != n || services != len(keys) || n < 4 {
+		t.Errorf("log reports %d windows of %d Services; want the %d windows seen (4 or more) and %d Services\n%s", windows, services, n, len(keys), log.String())
+	}
+	if !strings.Contains(log.String(), "EndpointSlice apps/s03-renumber-bridge-00000 deleted, to be written again") {
+		t.Errorf("the copy of s03, which took the rest of its window, was not written again in the next\n%s", log.String())
+	}
+
+	tl.events = nil
+	log.Reset()
+	if _, err := tl.runner(0, &log).Rollback(ctx); err != nil {
+		t.Fatalf("rollback: %v\n%s", err, log.String())
+	}
+	n = checkWindows(t, tl.events, time.Second, "delete", "restore", keys)
+	if windows, services := windowLines(log.String()); windows != n || services != len(keys) {
+		t.Errorf("rollback log reports %d windows of %d Services; want %d and %d\n%s", windows, services, n, len(keys), log.String())
+	}
+}
+
+// TestWindowsOff checks a negative period moves Services with no pause and no window.
+func TestWindowsOff(t *testing.T) {
+	tl := newTimeline(6)
+	var log bytes.Buffer
+	st := newState()
+	if err := tl.runner(-1, &log).moveAll(context.Background(), st); err != nil {
+		t.Fatalf("moveAll: %v\n%s", err, log.String())
+	}
+	for _, e := range tl.events {
+		if e.kind == "sleep" {
+			t.Errorf("paused %s with windows turned off", e.d)
+		}
+	}
+	if strings.Contains(log.String(), "window") || find(tl.events, "bridge", "apps/s04") == nil {
+		t.Errorf("log with windows turned off:\n%s\nwant every Service bridged and no window", log.String())
+	}
+}
+
+// TestWindowUnprimed checks a Service whose copies a killed run wrote gets a
+// window of its own, said to be unprimed, and the next Service a new one.
+func TestWindowUnprimed(t *testing.T) {
+	ctx := context.Background()
+	tl := newTimeline(2)
+	var log bytes.Buffer
+	r := tl.runner(time.Second, &log)
+	st := newState()
+	tl.record(t, st)
+	if err := r.writeAhead(ctx, &st.Services[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range st.Services[:2] {
+		if err := r.moveService(ctx, st, &st.Services[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.closeWindow()
+	want := []string{
+		"window 1: Service apps/s00 changed nothing",
+		"window 1: 1 Services",
+		"window 2: Service apps/s01 primes kube-proxy",
+		"window 2: 1 Services",
+	}
+	for _, w := range want {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("log lacks %q:\n%s", w, log.String())
+		}
+	}
+}
+
+// TestKubernetesWindow checks the `kubernetes` Service, deleted and replaced
+// by its bridge after another Service moved, gets a window of its own.
+func TestKubernetesWindow(t *testing.T) {
+	ctx := context.Background()
+	tl := newTimeline(1)
+	for _, o := range []runtime.Object{pacedService("default", "kubernetes", "10.96.0.1", nil), pacedSlice("default", "kubernetes", 0)} {
+		if err := tl.client.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	r := tl.runner(time.Second, &log)
+	st := newState()
+	c := tl.record(t, st)
+	if err := r.moveService(ctx, st, &st.Services[0]); err != nil {
+		t.Fatal(err)
+	}
+	to, _ := ParseRanges("10.200.0.0/16")
+	live := c.service("default", "kubernetes")
+	if err := r.replaceKubernetes(ctx, kubernetesRecord(live, to), live, to); err != nil {
+		t.Fatalf("replaceKubernetes: %v\n%s", err, log.String())
+	}
+	checkWindows(t, tl.events, time.Second, "delete", "bridge", []string{"default/kubernetes"})
+	for _, w := range []string{"window 1: 1 Services", "window 2: Service default/kubernetes primes kube-proxy", "window 2: 1 Services"} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("log lacks %q:\n%s", w, log.String())
+		}
+	}
+}
