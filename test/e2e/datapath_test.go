@@ -127,14 +127,17 @@ var _ = ginkgo.Describe("Data path: containment [KEP-1880]", ginkgo.Label("datap
 	})
 })
 
-// dpHTTPServer answers every HTTP request on port 8080 with the pod's name. It reads the
-// request up to its blank line before answering: closing a socket with unread data sends a
-// reset, which the client would see instead of the answer.
-const dpHTTPServer = `cat >/tmp/serve.sh <<'END'
+// dpServeScript writes /tmp/serve.sh, which answers one HTTP request with the pod's name. It
+// reads the request up to its blank line before answering: closing a socket with unread data
+// sends a reset, which the client would see instead of the answer.
+const dpServeScript = `cat >/tmp/serve.sh <<'END'
 while read -r line; do case "$line" in "$(printf '\r')"|"") break;; esac; done
 printf 'HTTP/1.0 200 OK\r\n\r\n%s' "$HOSTNAME"
 END
-exec socat -T 5 TCP-LISTEN:8080,fork,reuseaddr EXEC:"sh /tmp/serve.sh"`
+`
+
+// dpHTTPServer answers every HTTP request on port 8080, IPv4, with the pod's name.
+const dpHTTPServer = dpServeScript + `exec socat -T 5 TCP-LISTEN:8080,fork,reuseaddr EXEC:"sh /tmp/serve.sh"`
 
 // dpNewServiceCIDR creates a ServiceCIDR of the cluster's primary family right after the
 // default one (a /24 or a /120), inside netfork's test ranges, waits until it is Ready and

@@ -458,6 +458,12 @@ func lrRollbackSpec(ctx context.Context) {
 	w.report(ctx, append([]string{fmt.Sprintf("Services probed: %d, renumber %s -> %s rolled back", n, lrJoin(from), lrJoin(to))}, timer.lines...))
 }
 
+// lrHTTPServer is dpHTTPServer on both families where the network namespace has IPv6 (socat's
+// TCP-LISTEN is IPv4 only), so that a Service turned dual-stack reaches it at the node's IPv6
+// address too, and on IPv4 alone where it has not.
+const lrHTTPServer = dpServeScript + `socat -T 5 TCP6-LISTEN:8080,ipv6only=0,fork,reuseaddr EXEC:"sh /tmp/serve.sh" ||
+exec socat -T 5 TCP-LISTEN:8080,fork,reuseaddr EXEC:"sh /tmp/serve.sh"`
+
 // lrWorkload is a renumber spec's workload: a backend, the Services it backs, and the probes.
 type lrWorkload struct {
 	ns    string
@@ -501,7 +507,7 @@ func lrStartWorkload(ctx context.Context, n int) *lrWorkload {
 		w.exempt["roll"], w.exempt["unroll"] = reason, reason
 	}
 	w.clock.mark("warmup")
-	server := dpPod("backend", w.nodes[0].Name, dpHTTPServer, corev1.RestartPolicyAlways)
+	server := dpPod("backend", w.nodes[0].Name, lrHTTPServer, corev1.RestartPolicyAlways)
 	server.Spec.HostNetwork = true
 	server.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
 		ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}},
