@@ -26,13 +26,11 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 
-	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/pkg/features"
 	"github.com/netfork/netfork/test/integration/framework"
 )
@@ -47,13 +45,9 @@ const (
 	appsNS       = "apps"
 )
 
-// withTestGracePeriod shortens the ServiceCIDR deletion grace period (60 s)
-// and the endpoint reconcile interval (10 s), at which the apiserver decides
-// the `kubernetes` Service's shape, to a second.
-var withTestGracePeriod = framework.WithConfig(func(c *app.Config) {
-	c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = time.Second
-	c.KubeAPIs.EndpointReconcilerConfig.Interval = time.Second
-})
+// withTestGracePeriod makes a rolled-back or replaced ServiceCIDR go, and the
+// `kubernetes` Service follow the apiservers, within seconds.
+var withTestGracePeriod = framework.WithShortIntervals()
 
 // start starts a netfork apiserver with DualStackAPIServer on, on the
 // cluster at prefix, serving ranges and advertising advertised.
@@ -72,20 +66,8 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func(ctx conte
 	}
 }
 
-func svc(ns, name string, mutate func(*corev1.Service)) *corev1.Service {
-	s := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: map[string]string{"app": name},
-			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}},
-		},
-	}
-	if mutate != nil {
-		mutate(s)
-	}
-	return s
-}
+// svc is framework.Service, the fixtures' builder.
+var svc = framework.Service
 
 // fixture are the Services the test converts, and one it must leave alone.
 func fixture() []*corev1.Service {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/component-base/featuregate"
 	netutils "k8s.io/utils/net"
@@ -83,6 +84,18 @@ func WithListenerFromFlags() Option {
 // apiservers run as processes ignore it.
 func WithConfig(configure func(*app.Config)) Option {
 	return func(o *serverOptions) { o.configure = append(o.configure, configure) }
+}
+
+// WithShortIntervals shortens, to a second each, two intervals no flag sets:
+// the ServiceCIDR deletion grace period (60 s), so a deleted ServiceCIDR
+// whose addresses are covered is gone in a second, and the endpoint reconcile
+// interval (10 s), at which the apiservers decide the `kubernetes` Service's
+// shape and recreate it when it was deleted.
+func WithShortIntervals() Option {
+	return WithConfig(func(c *app.Config) {
+		c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = time.Second
+		c.KubeAPIs.EndpointReconcilerConfig.Interval = time.Second
+	})
 }
 
 // WithServingIPs adds IP SANs to the apiserver's serving certificate, which

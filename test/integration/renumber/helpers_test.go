@@ -31,12 +31,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/netfork/netfork/cmd/kube-apiserver/app"
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 	"github.com/netfork/netfork/pkg/servicecidr/renumber"
@@ -50,14 +48,9 @@ const (
 	appsNS   = "apps"
 )
 
-// withTestGracePeriod shortens the ServiceCIDR deletion grace period (60 s,
-// no flag sets it) so a rolled-back target ServiceCIDR is gone in a second,
-// and the endpoint reconcile interval (10 s), at which the apiserver recreates
-// a deleted `kubernetes` Service, to a second.
-var withTestGracePeriod = framework.WithConfig(func(c *app.Config) {
-	c.KubeAPIs.ServiceCIDRController.DeletionGracePeriod = time.Second
-	c.KubeAPIs.EndpointReconcilerConfig.Interval = time.Second
-})
+// withTestGracePeriod makes a rolled-back or replaced ServiceCIDR go, and the
+// `kubernetes` Service follow the apiservers, within seconds.
+var withTestGracePeriod = framework.WithShortIntervals()
 
 // advertised is the rolled apiservers' --advertise-address: the lease
 // reconciler publishes it in the `kubernetes` EndpointSlice (a loopback
@@ -131,20 +124,8 @@ func createNamespace(ctx context.Context, t *testing.T, client kubernetes.Interf
 	}
 }
 
-func svc(ns, name string, mutate func(*corev1.Service)) *corev1.Service {
-	s := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: map[string]string{"app": name},
-			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}},
-		},
-	}
-	if mutate != nil {
-		mutate(s)
-	}
-	return s
-}
+// svc is framework.Service, the fixtures' builder.
+var svc = framework.Service
 
 // mixedServices are Services of every kind the renumber meets; the tests create them in
 // namespaces default, apps and kube-system.
