@@ -58,7 +58,8 @@ case "${topology}:${ip_family}" in
   single: | single:ipv4) ip_family=ipv4 ;;
   ha: | ha:dual) ip_family=dual ;;
   ha:ipv4) ;;
-  single:* | ha:*) netfork::kind::die "--ip-family ${ip_family}: want ipv4, or dual with --topology ha" ;;
+  single:dual) netfork::kind::die "--ip-family dual needs --topology ha (single is IPv4)" ;;
+  single:* | ha:*) netfork::kind::die "--ip-family ${ip_family}: want ipv4 or dual" ;;
   *) netfork::kind::die "--topology ${topology}: want single or ha" ;;
 esac
 # a /24 holds 253 ClusterIPs besides the kubernetes Service's and a /21 2045; the fill needs

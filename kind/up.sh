@@ -92,7 +92,8 @@ case "${topology}:${ip_family}" in
   single: | single:ipv4) ip_family=ipv4 ;;
   dual: | dual:dual | ha: | ha:dual) ip_family=dual ;;
   ha:ipv4) ;;
-  *) netfork::kind::die "--ip-family ${ip_family}: want ipv4 or dual (single is ipv4, dual is dual)" ;;
+  *:ipv4 | *:dual) netfork::kind::die "--ip-family ${ip_family} does not go with --topology ${topology}: single is IPv4, dual is dual-stack, ha takes either" ;;
+  *) netfork::kind::die "--ip-family ${ip_family}: want ipv4 or dual" ;;
 esac
 [[ "${workers}" =~ ^[0-9]$ ]] || netfork::kind::die "--workers ${workers}: want 0 to 9"
 [[ "${service_bits}" =~ ^(2[1-8])$ ]] || netfork::kind::die "--service-bits ${service_bits}: want 21 to 28"
