@@ -48,8 +48,9 @@ var _ = ginkgo.Describe("Day-2 dual-stack [Feature:LiveRanges]", ginkgo.Label("l
 // lfHold is the ServiceCIDR replace-default keeps the addresses in use covered with.
 const lfHold = "servicecidr-hold"
 
-// lfTurnedDual is set once lfDualSpec has turned the cluster dual-stack: lfBackSpec turns only
-// such a cluster back, never one created dual-stack, whose nodes hold IPv6 Pod ranges.
+// lfTurnedDual is set once lfDualSpec has rolled the control planes dual-stack for good:
+// lfBackSpec turns only such a cluster back, never one created dual-stack, whose nodes hold
+// IPv6 Pod ranges, and does so even when lfDualSpec failed after that point.
 var lfTurnedDual bool
 
 // lfDefaultCIDRs returns the default ServiceCIDR's CIDRs.
@@ -290,6 +291,7 @@ func lfDualSpec(ctx context.Context) {
 	gomega.Expect(lfWaitDefault(ctx, from[0], 2)).To(gomega.Equal(cidrs), "the default ServiceCIDR after the second roll")
 	k8sIPs := lfWaitKubernetes(ctx, 2)
 	timer.end("apiservers rolled dual-stack again (%v)", took)
+	lfTurnedDual = true
 
 	w.clock.mark("nodes")
 	timer.begin()
@@ -323,7 +325,6 @@ func lfDualSpec(ctx context.Context) {
 	w.waitRounds(ctx, 3)
 
 	w.clock.mark("end")
-	lfTurnedDual = true
 	w.expectReachable(ctx, append(append([]string{}, w.names...), w.ips...))
 	w.report(ctx, append([]string{fmt.Sprintf("Services probed: %d, IPv4 %s turned dual-stack %v", n, from[0], cidrs)}, timer.lines...))
 }
