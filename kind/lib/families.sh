@@ -92,7 +92,7 @@ netfork::kind::set_family() {
 # and IPv6 forwarding, so new Pods' IPv6 traffic routes. The way back leaves both on: turning
 # IPv6 off on every interface would take eth0's address, which docker never gives back.
 netfork::kind::set_node_family() {
-  local node="$1" family="$2" ips start=${SECONDS}
+  local node="$1" family="$2" ips
   netfork::kind::family_check "${family}"
   ips="$(netfork::kind::node_ips "${node}")"
   if [[ "${family}" == dual ]]; then
@@ -105,11 +105,7 @@ netfork::kind::set_node_family() {
   docker exec "${node}" grep -q -- '--node-ip=' "${KUBELET_FLAGS}" ||
     netfork::kind::die "${node}: ${KUBELET_FLAGS} sets no --node-ip"
   docker exec "${node}" sed -i -e "s|--node-ip=[^ \"]*|--node-ip=${ips}|" "${KUBELET_FLAGS}"
-  docker exec "${node}" systemctl restart kubelet
-  until docker exec "${node}" curl -fs --max-time 2 http://127.0.0.1:10248/healthz >/dev/null 2>&1; do
-    ((SECONDS - start < 120)) || netfork::kind::die "${node}: kubelet not healthy within 120s of its restart"
-    sleep 1
-  done
+  netfork::kind::restart_kubelet "${node}"
 }
 
 # netfork::kind::set_proxy_family sets kube-proxy's clusterCIDR (its local-traffic detection)

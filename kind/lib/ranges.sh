@@ -108,9 +108,15 @@ netfork::kind::wait_process() {
 # kubelet-config ConfigMap (kubeadm upgrade node phase kubelet-config), which a renumber
 # updates with the DNS Service's new address, restarts kubelet and waits for its /healthz.
 netfork::kind::reload_kubelet_config() {
+  docker exec "$1" kubeadm upgrade node phase kubelet-config >&2 ||
+    netfork::kind::die "$1: kubeadm upgrade node phase kubelet-config failed"
+  netfork::kind::restart_kubelet "$1"
+}
+
+# netfork::kind::restart_kubelet restarts node $1's kubelet and waits, at most 120 s, for its
+# /healthz.
+netfork::kind::restart_kubelet() {
   local node="$1" start=${SECONDS}
-  docker exec "${node}" kubeadm upgrade node phase kubelet-config >&2 ||
-    netfork::kind::die "${node}: kubeadm upgrade node phase kubelet-config failed"
   docker exec "${node}" systemctl restart kubelet
   until docker exec "${node}" curl -fs --max-time 2 http://127.0.0.1:10248/healthz >/dev/null 2>&1; do
     ((SECONDS - start < 120)) || netfork::kind::die "${node}: kubelet not healthy within 120s of its restart"

@@ -171,15 +171,7 @@ func lfExpectAPI(ctx context.Context, ns, tag, ip string) {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	script := fmt.Sprintf(`curl -sS -o /dev/null -w '%%{http_code}' --max-time 3 --cacert /var/run/secrets/kubernetes.io/serviceaccount/ca.crt https://%s:443/version`, dpURLHost(ip))
 	for _, node := range all.Items {
-		attempt := 0
-		gomega.Eventually(ctx, func(ctx context.Context) string {
-			attempt++
-			pod := dpPod(fmt.Sprintf("api-%s-%s-%d", tag, lrShort(node.Name), attempt), node.Name, script, corev1.RestartPolicyNever)
-			pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
-			pod.Spec.HostNetwork = true
-			_, log := dpRunPod(ctx, ns, pod)
-			return log
-		}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(gomega.Equal("200"), "the apiserver at %s from node %s", ip, node.Name)
+		lrEventuallyOn(ctx, ns, "api-"+tag, node.Name, script, "200", true, fmt.Sprintf("the apiserver at %s from node %s", ip, node.Name))
 	}
 }
 

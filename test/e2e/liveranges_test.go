@@ -451,6 +451,12 @@ func lrEventuallyAll(ctx context.Context, ns, name, node string, targets []strin
 // lrEventuallyAllOn is lrEventuallyAll from the node's network namespace when host is true.
 func lrEventuallyAllOn(ctx context.Context, ns, name, node string, targets []string, host bool) {
 	script := fmt.Sprintf(`for t in %s; do c=$(curl -sS -o /dev/null -w '%%{http_code}' --max-time 3 "http://%s/" 2>/dev/null); [ "$c" = 200 ] || { echo "$t ${c:-000}"; exit 0; }; done; echo done`, strings.Join(targets, " "), lrShellURLHost)
+	lrEventuallyOn(ctx, ns, name, node, script, "done\n", host, "targets not answering from node "+node)
+}
+
+// lrEventuallyOn runs pods named name-<node>-<attempt> on node (tolerating every taint; in the
+// node's network namespace when host is true) that run script, until one logs want.
+func lrEventuallyOn(ctx context.Context, ns, name, node, script, want string, host bool, what string) {
 	attempt := 0
 	gomega.Eventually(ctx, func(ctx context.Context) string {
 		attempt++
@@ -459,7 +465,7 @@ func lrEventuallyAllOn(ctx context.Context, ns, name, node string, targets []str
 		pod.Spec.HostNetwork = host
 		_, log := dpRunPod(ctx, ns, pod)
 		return log
-	}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(gomega.Equal("done\n"), "targets not answering from node %s", node)
+	}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(gomega.Equal(want), what)
 }
 
 // lrShort makes a node name usable in a pod name.
