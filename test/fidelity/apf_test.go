@@ -97,14 +97,32 @@ var httpLine = regexp.MustCompile(`"HTTP" verb="([A-Z]+)" URI="([^"]*)" latency=
 // ipAddressesPath is the path of the IPAddress collection.
 const ipAddressesPath = "/apis/networking.k8s.io/v1/ipaddresses"
 
+// watchStart is the handler's line for a watch it starts serving (k8s.io/apiserver's
+// endpoints/handlers, at -v=3 and above), logged right after flow control dispatched it.
+// The request log has a watch's line only when it ends, minutes later, and this one names
+// no priority level.
+const watchStart = `"Starting watch"`
+
 // quiet tells whether log shows no request that started between from and to (its line's
 // time less its latency) in the exempt level but creates and deletes of IPAddresses. A
 // request that only ended in the window was dispatched before it, and counted before it.
+// Any watch that started in the window, or up to apfSettle after it (its line follows its
+// dispatch), makes it not quiet, whatever its level: its line does not say.
 func quiet(log string, from, to time.Time) bool {
 	year := strconv.Itoa(from.Year())
 	for _, line := range strings.Split(log, "\n") {
 		m := klogLine.FindStringSubmatch(line)
-		if m == nil || m[3] != "httplog.go" {
+		if m == nil {
+			continue
+		}
+		if m[3] == "get.go" && strings.HasPrefix(m[4], watchStart) {
+			logged, err := time.ParseInLocation("2006 0102 15:04:05.000000", year+" "+m[2], time.Local)
+			if err != nil || (!logged.Before(from) && logged.Before(to.Add(apfSettle))) {
+				return false
+			}
+			continue
+		}
+		if m[3] != "httplog.go" {
 			continue
 		}
 		h := httpLine.FindStringSubmatch(m[4])

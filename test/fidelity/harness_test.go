@@ -121,8 +121,9 @@ func TestKeyringNamesTheKey(t *testing.T) {
 }
 
 // TestQuietSeesOtherExemptRequests checks that a window in which the request log shows an
-// exempt request other than an IPAddress write start is not quiet, and that requests of
-// other levels, or that started before the window or after it, do not count.
+// exempt request other than an IPAddress write start, or the handler a watch start, is not
+// quiet, and that requests of other levels, or that started before the window or after it,
+// do not count.
 func TestQuietSeesOtherExemptRequests(t *testing.T) {
 	from := time.Date(2026, 11, 28, 18, 44, 12, 0, time.Local)
 	line := func(ended, latency time.Duration, verb, uri, level string) string {
@@ -139,6 +140,12 @@ func TestQuietSeesOtherExemptRequests(t *testing.T) {
 		`I1128 18:44:12.050000   26261 cidrallocator.go:1] unrelated`,
 		line(1100*time.Millisecond, 50*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
 	}
+	// watch is the handler's line for a watch started at, whose request line comes only when it ends.
+	watch := func(at time.Duration) string {
+		return fmt.Sprintf(`I%s   26261 get.go:280] "Starting watch" path="/apis/networking.k8s.io/v1/ipaddresses" resourceVersion="812" labels="" fields="" sendInitialEvents=null timeout="7m41s" audit-ID="ab12"`,
+			from.Add(at).Format("0102 15:04:05.000000"))
+	}
+	window = append(window, watch(-time.Millisecond), watch(time.Second+2*apfSettle))
 	to := from.Add(time.Second)
 	if !quiet(strings.Join(window, "\n"), from, to) {
 		t.Errorf("a window with only the probe's requests and exempt IPAddress writes is not quiet")
@@ -146,6 +153,8 @@ func TestQuietSeesOtherExemptRequests(t *testing.T) {
 	for _, noise := range []string{
 		line(50*time.Millisecond, time.Millisecond, "GET", "/openapi/v3", "exempt"),
 		line(1500*time.Millisecond, 700*time.Millisecond, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/a", "exempt"),
+		watch(500 * time.Millisecond),
+		watch(time.Second + apfSettle/2),
 	} {
 		if quiet(strings.Join(append(window, noise), "\n"), from, to) {
 			t.Errorf("a window in which this started is quiet: %s", noise)
