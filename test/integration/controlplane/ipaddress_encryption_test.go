@@ -24,21 +24,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	encryptionconfigcontroller "k8s.io/apiserver/pkg/server/options/encryptionconfig/controller"
 
 	"github.com/netfork/netfork/test/integration/framework"
 )
 
-// encryptionKeyName names the test's aescbc key; stored values start with encryptedPrefix.
-const (
-	encryptionKeyName = "test-key"
-	encryptedPrefix   = "k8s:enc:aescbc:v1:" + encryptionKeyName + ":"
-)
+// encryptionKey is one aescbc key of an EncryptionConfiguration.
+type encryptionKey struct{ name, secret string }
+
+// newEncryptionKey makes a random aescbc key named name.
+func newEncryptionKey(t *testing.T, name string) encryptionKey {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatalf("making an encryption key: %v", err)
+	}
+	return encryptionKey{name: name, secret: base64.StdEncoding.EncodeToString(key)}
+}
+
+// prefix is how a value this key encrypted starts in etcd.
+func (k encryptionKey) prefix() string { return "k8s:enc:aescbc:v1:" + k.name + ":" }
 
 // TestIPAddressesEncryptedAtRest starts an apiserver that encrypts Services
 // and IPAddresses with aescbc. Every Service and IPAddress it stores, those it
@@ -49,8 +63,9 @@ const (
 func TestIPAddressesEncryptedAtRest(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
+	config, key := newEncryptionConfig(t)
 	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix),
-		framework.WithFlags("--service-cluster-ip-range="+dualStackRanges, "--encryption-provider-config="+writeEncryptionConfig(t)))
+		framework.WithFlags("--service-cluster-ip-range="+dualStackRanges, "--encryption-provider-config="+config))
 	defer s.Stop()
 	waitKubernetesService(ctx, t, s.Client)
 	etcd := etcdClient(t)
@@ -60,9 +75,9 @@ func TestIPAddressesEncryptedAtRest(t *testing.T) {
 		withFamilies(clusterIPService("sealed-dual"), corev1.IPFamilyPolicyRequireDualStack),
 	} {
 		created := createService(ctx, t, s.Client, svc)
-		checkEncrypted(ctx, t, etcd, serviceKey(prefix, created.Namespace, created.Name), append([]string{created.Name}, created.Spec.ClusterIPs...)...)
+		checkEncrypted(ctx, t, etcd, serviceKey(prefix, created.Namespace, created.Name), key, append([]string{created.Name}, created.Spec.ClusterIPs...)...)
 		for _, ip := range created.Spec.ClusterIPs {
-			checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), ip, created.Name)
+			checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), key, ip, created.Name)
 			checkAllocatorIPAddress(t, waitIPAddress(ctx, t, s.Client, ip, created), created)
 		}
 		got, err := s.Client.CoreV1().Services(created.Namespace).Get(ctx, created.Name, metav1.GetOptions{})
@@ -84,8 +99,8 @@ func TestIPAddressesEncryptedAtRest(t *testing.T) {
 			t.Errorf("no keys under %s", dir)
 		}
 		for _, kv := range resp.Kvs {
-			if !bytes.HasPrefix(kv.Value, []byte(encryptedPrefix)) {
-				t.Errorf("%s is stored unencrypted: it starts with %q, want %q", kv.Key, prefixOf(kv.Value), encryptedPrefix)
+			if !bytes.HasPrefix(kv.Value, []byte(key.prefix())) {
+				t.Errorf("%s is stored unencrypted: it starts with %q, want %q", kv.Key, prefixOf(kv.Value, key), key.prefix())
 			}
 		}
 	}
@@ -103,9 +118,70 @@ func ipAddressKey(prefix, ip string) string {
 	return prefix + "/ipaddresses/" + ip
 }
 
+// TestIPAddressesEncryptionReloaded rotates the encryption key of an apiserver
+// that reloads its encryption configuration when the file changes
+// (--encryption-provider-config-automatic-reload): the transformer netfork's
+// in-process IPAddress writes use is the storage's, so once the apiserver has
+// reloaded, a dual-stack Service's IPAddresses (one written in its Service's
+// transaction, one alone) carry the new key, as upstream's loopback writes
+// would. Those written before keep the old key and read back through the API.
+func TestIPAddressesEncryptionReloaded(t *testing.T) {
+	poll := encryptionconfigcontroller.EncryptionConfigFileChangePollDuration
+	encryptionconfigcontroller.EncryptionConfigFileChangePollDuration = 100 * time.Millisecond
+	t.Cleanup(func() { encryptionconfigcontroller.EncryptionConfigFileChangePollDuration = poll })
+	ctx := context.Background()
+	prefix := framework.NewEtcdPrefix(t)
+	key1, key2 := newEncryptionKey(t, "key1"), newEncryptionKey(t, "key2")
+	config := filepath.Join(t.TempDir(), "encryption-config.yaml")
+	writeEncryptionConfig(t, config, key1)
+	s := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), framework.WithFlags("--service-cluster-ip-range="+dualStackRanges,
+		"--encryption-provider-config="+config, "--encryption-provider-config-automatic-reload=true"))
+	defer s.Stop()
+	waitKubernetesService(ctx, t, s.Client)
+	etcd := etcdClient(t)
+	checkStored := func(svc *corev1.Service, key encryptionKey) {
+		t.Helper()
+		checkEncrypted(ctx, t, etcd, serviceKey(prefix, svc.Namespace, svc.Name), key, svc.Name)
+		for _, ip := range svc.Spec.ClusterIPs {
+			checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), key, ip, svc.Name)
+		}
+	}
+
+	before := createService(ctx, t, s.Client, withFamilies(clusterIPService("before-rotation"), corev1.IPFamilyPolicyRequireDualStack))
+	checkStored(before, key1)
+
+	// The rotation's first step: key2 encrypts, key1 still decrypts. The apiserver
+	// has reloaded once a headless Service (no IPAddress) is stored with key2.
+	writeEncryptionConfig(t, config, key2, key1)
+	probes := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, wait.ForeverTestTimeout, true, func(ctx context.Context) (bool, error) {
+		probes++
+		probe := clusterIPService(fmt.Sprintf("reload-probe-%d", probes))
+		probe.Spec.ClusterIP = corev1.ClusterIPNone
+		createService(ctx, t, s.Client, probe)
+		resp, err := etcd.Get(ctx, serviceKey(prefix, metav1.NamespaceDefault, probe.Name))
+		if err != nil || len(resp.Kvs) != 1 {
+			return false, fmt.Errorf("reading Service %s from etcd: %v (%d keys)", probe.Name, err, len(resp.Kvs))
+		}
+		return bytes.HasPrefix(resp.Kvs[0].Value, []byte(key2.prefix())), nil
+	})
+	if err != nil {
+		t.Fatalf("the apiserver never stored a Service with %s after its configuration named it first: %v", key2.name, err)
+	}
+
+	after := createService(ctx, t, s.Client, withFamilies(clusterIPService("after-rotation"), corev1.IPFamilyPolicyRequireDualStack))
+	checkStored(after, key2)
+	checkStored(before, key1)
+	for _, svc := range []*corev1.Service{before, after} {
+		for _, ip := range svc.Spec.ClusterIPs {
+			checkAllocatorIPAddress(t, waitIPAddress(ctx, t, s.Client, ip, svc), svc)
+		}
+	}
+}
+
 // checkEncrypted reads key straight from etcd and checks its value is
-// aescbc-encrypted with the test's key and holds none of secrets in clear.
-func checkEncrypted(ctx context.Context, t *testing.T, etcd *clientv3.Client, key string, secrets ...string) {
+// aescbc-encrypted with want and holds none of secrets in clear.
+func checkEncrypted(ctx context.Context, t *testing.T, etcd *clientv3.Client, key string, want encryptionKey, secrets ...string) {
 	t.Helper()
 	resp, err := etcd.Get(ctx, key)
 	if err != nil {
@@ -116,8 +192,8 @@ func checkEncrypted(ctx context.Context, t *testing.T, etcd *clientv3.Client, ke
 		return
 	}
 	value := resp.Kvs[0].Value
-	if !bytes.HasPrefix(value, []byte(encryptedPrefix)) {
-		t.Errorf("%s is stored unencrypted: it starts with %q, want %q", key, prefixOf(value), encryptedPrefix)
+	if !bytes.HasPrefix(value, []byte(want.prefix())) {
+		t.Errorf("%s is not stored with %s: it starts with %q, want %q", key, want.name, prefixOf(value, want), want.prefix())
 	}
 	for _, c := range secrets {
 		if bytes.Contains(value, []byte(c)) {
@@ -126,20 +202,31 @@ func checkEncrypted(ctx context.Context, t *testing.T, etcd *clientv3.Client, ke
 	}
 }
 
-// prefixOf is the start of a stored value, enough to tell its encoding.
-func prefixOf(value []byte) []byte {
-	return value[:min(len(value), len(encryptedPrefix))]
+// prefixOf is the start of a stored value, as long as want's prefix: enough to tell its encoding.
+func prefixOf(value []byte, want encryptionKey) []byte {
+	return value[:min(len(value), len(want.prefix()))]
 }
 
-// writeEncryptionConfig writes an EncryptionConfiguration that encrypts
-// Services and IPAddresses with aescbc under a random key, and returns its path.
-func writeEncryptionConfig(t *testing.T) string {
+// newEncryptionConfig writes an EncryptionConfiguration that encrypts Services
+// and IPAddresses with aescbc under a random key, and returns its path and the key.
+func newEncryptionConfig(t *testing.T) (string, encryptionKey) {
 	t.Helper()
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatalf("making an encryption key: %v", err)
+	key := newEncryptionKey(t, "test-key")
+	path := filepath.Join(t.TempDir(), "encryption-config.yaml")
+	writeEncryptionConfig(t, path, key)
+	return path, key
+}
+
+// writeEncryptionConfig writes to path an EncryptionConfiguration that encrypts
+// Services and IPAddresses with aescbc under keys: the first encrypts, every one
+// decrypts.
+func writeEncryptionConfig(t *testing.T, path string, keys ...encryptionKey) {
+	t.Helper()
+	var list strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&list, "      - name: %s\n        secret: %s\n", k.name, k.secret)
 	}
-	config := fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
+	config := `apiVersion: apiserver.config.k8s.io/v1
 kind: EncryptionConfiguration
 resources:
 - resources:
@@ -148,13 +235,9 @@ resources:
   providers:
   - aescbc:
       keys:
-      - name: %s
-        secret: %s
-  - identity: {}
-`, encryptionKeyName, base64.StdEncoding.EncodeToString(key))
-	path := filepath.Join(t.TempDir(), "encryption-config.yaml")
+` + list.String() + `  - identity: {}
+`
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		t.Fatalf("writing %s: %v", path, err)
 	}
-	return path
 }

@@ -215,7 +215,8 @@ func describeManagedFields(entries []metav1.ManagedFieldsEntry) string {
 func TestUpstreamReadsNetforkServicesAndIPAddresses(t *testing.T) {
 	ctx := context.Background()
 	prefix := framework.NewEtcdPrefix(t)
-	flags := framework.WithFlags("--service-cluster-ip-range="+dualStackRanges, "--encryption-provider-config="+writeEncryptionConfig(t))
+	config, _ := newEncryptionConfig(t)
+	flags := framework.WithFlags("--service-cluster-ip-range="+dualStackRanges, "--encryption-provider-config="+config)
 	netfork := framework.StartAPIServer(t, framework.WithEtcdPrefix(prefix), flags)
 	waitKubernetesService(ctx, t, netfork.Client)
 
