@@ -48,6 +48,12 @@ const (
 	appsNS   = "apps"
 )
 
+// shortSync is the kube-proxy sync period the kill, rollback and refusal tests
+// move Services with: windows keep every step (pause, primer, settle, budget) at
+// a third of their cost at the default period, which TestRenumberMixedServices
+// moves at and logs the cost of.
+const shortSync = 100 * time.Millisecond
+
 // withTestGracePeriod makes a rolled-back or replaced ServiceCIDR go, and the
 // `kubernetes` Service follow the apiservers, within seconds.
 var withTestGracePeriod = framework.WithShortIntervals()

@@ -86,7 +86,7 @@ func TestRenumberKilledAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 	s, f := rolledCluster(ctx, t, fewServices)
 	calls := 0
-	runs := runKilled(ctx, t, f, renumber.Options{To: mustRanges(t, target)}, func(r *renumber.Runner) error {
+	runs := runKilled(ctx, t, f, renumber.Options{KubeProxySyncPeriod: shortSync, To: mustRanges(t, target)}, func(r *renumber.Runner) error {
 		// A Service created mid-renumber, while the old range still allocates, moves too.
 		if calls++; calls == 8 {
 			late, err := s.Client.CoreV1().Services("default").Create(ctx, svc("default", "late", nil), metav1.CreateOptions{})
@@ -127,7 +127,7 @@ func TestRenumberKilledAtEveryStep(t *testing.T) {
 	}
 	checkPhase(ctx, t, s.Client, renumber.PhaseRenumbered)
 	checkKubernetesMoved(ctx, t, s.Client, []string{"10.96.0.1"})
-	runKilled(ctx, t, f, renumber.Options{Force: true}, func(r *renumber.Runner) error {
+	runKilled(ctx, t, f, renumber.Options{KubeProxySyncPeriod: shortSync, Force: true}, func(r *renumber.Runner) error {
 		_, err := r.Finish(ctx)
 		return err
 	})
@@ -199,7 +199,7 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 	// stopAt runs the renumber until at says stop.
 	stopAt := func(t *testing.T, at func(n int, msg string) bool) {
 		n := 0
-		r := renumber.New(s.Client, renumber.Options{To: to, AfterStep: func(msg string) error {
+		r := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: to, AfterStep: func(msg string) error {
 			n++
 			if at(n, msg) {
 				return errKilled
@@ -213,7 +213,7 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 	// rollback rolls back, killed after every change and run again, and returns what it left.
 	rollback := func(t *testing.T) []string {
 		var left []string
-		runKilled(ctx, t, f, renumber.Options{}, func(r *renumber.Runner) error {
+		runKilled(ctx, t, f, renumber.Options{KubeProxySyncPeriod: shortSync}, func(r *renumber.Runner) error {
 			var err error
 			left, err = r.Rollback(ctx)
 			// A run killed after its last change left nothing to roll back.
@@ -289,11 +289,11 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 		roll(target, targetSANs...)
 	}
 
-	if _, err := renumber.New(s.Client, renumber.Options{To: to}).Renumber(ctx); err != nil {
+	if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: to}).Renumber(ctx); err != nil {
 		t.Fatal(err)
 	}
 	snap := snapshot(ctx, t, s.Client, false)
-	_, err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx)
+	_, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync}).Rollback(ctx)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--to "+oldRange) {
 		t.Errorf("rollback after the cut-over: %v; want one line naming --to %s", err, oldRange)
 	}

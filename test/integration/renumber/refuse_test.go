@@ -125,12 +125,12 @@ func TestRefusals(t *testing.T) {
 			}},
 		{name: "another renumber in progress", to: "10.200.0.0/17,fd00:10:200::/109", want: "a renumber from " + oldRange + " to " + target + " is in progress (phase Moving)",
 			setup: func(t *testing.T) func() {
-				r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), AfterStep: killAfterFirst()})
+				r := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: mustRanges(t, target), AfterStep: killAfterFirst()})
 				if _, err := r.Renumber(ctx); !errors.Is(err, errKilled) {
 					t.Fatalf("starting a renumber: %v", err)
 				}
 				return func() {
-					if _, err := renumber.New(s.Client, renumber.Options{}).Rollback(ctx); err != nil {
+					if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync}).Rollback(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -145,7 +145,7 @@ func TestRefusals(t *testing.T) {
 				to = mustRanges(t, tc.to)
 			}
 			before := snapshot(ctx, t, s.Client, false)
-			r := renumber.New(s.Client, renumber.Options{To: to})
+			r := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: to})
 			_, planErr := r.Plan(ctx)
 			_, err := r.Renumber(ctx)
 			for what, err := range map[string]error{"plan": planErr, "renumber": err} {
@@ -184,7 +184,7 @@ func TestRefusals(t *testing.T) {
 		}
 		return err
 	}
-	if _, err := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), IncludeLoadBalancers: true, AfterStep: hook}).Renumber(ctx); err != nil {
+	if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: mustRanges(t, target), IncludeLoadBalancers: true, AfterStep: hook}).Renumber(ctx); err != nil {
 		t.Fatalf("renumber after the refusals: %v", err)
 	}
 	if bridges := strings.Join(listBridges(ctx, t, s.Client), " "); !strings.Contains(bridges, "default/late-renumber-bridge") {
@@ -214,7 +214,7 @@ func TestRefuseCertificate(t *testing.T) {
 
 	want := "the apiserver at " + s.Config.Host + " serves a certificate without IP SAN 10.200.0.1, the kubernetes Service's address in the target: add it (kubeadm init phase certs apiserver) before renumbering"
 	before := snapshot(ctx, t, s.Client, false)
-	r := renumber.New(s.Client, renumber.Options{To: mustRanges(t, target), Config: s.Config})
+	r := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: mustRanges(t, target), Config: s.Config})
 	_, planErr := r.Plan(ctx)
 	_, err := r.Renumber(ctx)
 	for what, err := range map[string]error{"plan": planErr, "renumber": err} {
