@@ -19,6 +19,7 @@ package family
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +38,8 @@ import (
 
 // TestDualStackAndBack rolls an IPv4 apiserver to two ranges and back, and
 // runs the plugin's steps around each roll: dual-stack, single-stack,
-// replace-default, and the refusals on the way.
+// replace-default (killed after each of its changes and run again), and the
+// refusals on the way.
 func TestDualStackAndBack(t *testing.T) {
 	ctx := context.Background()
 	// The apiserver on one range cannot release the `kubernetes` Service's
@@ -159,8 +161,26 @@ func TestDualStackAndBack(t *testing.T) {
 		eps, err := kubernetesSlices(ctx, s.Client)
 		return err == nil && len(eps[discoveryv1.AddressTypeIPv6]) == 0 && strings.Join(eps[discoveryv1.AddressTypeIPv4], ",") == v4Advertised, nil
 	})
-	if err := runner(s).ReplaceDefault(ctx); err != nil {
-		t.Fatalf("replace-default: %v\n%s", err, log.String())
+	// replace-default, stopped after each of its changes as a kill would and
+	// run again, continues from where it stopped until it completes.
+	errKilled := errors.New("killed by the test")
+	killed := 0
+	for {
+		log.Reset()
+		kill := family.Options{Log: &log, Timeout: time.Minute, AfterStep: func(string) error { return errKilled }}
+		err := family.New(s.Client, kill).ReplaceDefault(ctx)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errKilled) {
+			t.Fatalf("replace-default after %d kills: %v\n%s", killed, err, log.String())
+		}
+		if killed++; killed > 5 {
+			t.Fatalf("replace-default did not complete after %d kills", killed)
+		}
+	}
+	if killed != 3 {
+		t.Errorf("replace-default completed after %d kills; want 3: it makes three changes (the hold, the delete of kubernetes, the hold's delete), each stopped once", killed)
 	}
 	sc, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, renumber.DefaultServiceCIDRName, metav1.GetOptions{})
 	if err != nil || !slices.Equal(sc.Spec.CIDRs, []string{v4Range}) || sc.DeletionTimestamp != nil {
