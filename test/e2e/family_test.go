@@ -42,7 +42,7 @@ import (
 var _ = ginkgo.Describe("Day-2 dual-stack [Feature:LiveRanges]", ginkgo.Label("live-ranges", "datapath", "KEP-2438", "KEP-1880"), ginkgo.Serial, ginkgo.Ordered, ginkgo.ContinueOnFailure, func() {
 	ginkgo.It("turns a running IPv4 cluster dual-stack: apiservers rolled to two ranges, the default ServiceCIDR and the kubernetes Service dual-stack, nodes and kube-proxy given IPv6, Services upgraded in place; each step undone once and done again", lfDualSpec)
 
-	ginkgo.It("turns a day-2 dual-stack cluster back to IPv4: Services single-stack in place, nodes and apiservers rolled back, the default ServiceCIDR replaced, no IPv6 left", lfBackSpec)
+	ginkgo.It("turns a day-2 dual-stack cluster back to IPv4: Services single-stack in place, nodes and apiservers rolled back, the default ServiceCIDR replaced, no IPv6 left; each step undone once and done again", lfBackSpec)
 })
 
 // lfHold is the ServiceCIDR replace-default keeps the addresses in use covered with.
@@ -330,10 +330,11 @@ func lfPreferDual(name string) *corev1.Service {
 }
 
 // lfBackSpec turns the cluster lfDualSpec left dual-stack back to IPv4 under the same
-// probes: its own Services made dual-stack first, then every Service single-stack (then
-// dual-stack and single-stack again), the nodes and kube-proxy back, the apiservers back, the
-// default ServiceCIDR replaced; no IPv6 address is left and every Service keeps its IPv4
-// ClusterIP and UID.
+// probes, each step but the last undone once and done again: its own Services made
+// dual-stack first, then every Service single-stack (dual-stack, single-stack), the nodes
+// and kube-proxy back (dual-stack, back), the apiservers back (dual-stack with the
+// `kubernetes` Service, back), the default ServiceCIDR replaced; no IPv6 address is left
+// and every Service keeps its IPv4 ClusterIP and UID.
 func lfBackSpec(ctx context.Context) {
 	n := lrServiceCount()
 	if !lfTurnedDual {
@@ -341,7 +342,7 @@ func lfBackSpec(ctx context.Context) {
 	}
 	cidrs := lfRequire(ctx, 2, "the day-2 dual-stack spec left it so")
 	w := lrStartWorkload(ctx, n)
-	lfExemptRolls(ctx, w, "unroll")
+	lfExemptRolls(ctx, w, "unroll", "reroll")
 	timer := &lrTimer{}
 	lrMust(ctx, "dual-stack", "--namespace", w.ns)
 	v6 := lfFamilies(ctx, w, 2)
@@ -371,7 +372,9 @@ func lfBackSpec(ctx context.Context) {
 	w.clock.mark("nodes")
 	timer.begin()
 	lfNodes(ctx, "ipv4")
-	timer.end("nodes and kube-proxy IPv4 again")
+	lfNodes(ctx, "dual")
+	lfNodes(ctx, "ipv4")
+	timer.end("nodes and kube-proxy IPv4, dual-stack and IPv4 again")
 
 	w.clock.mark("unroll")
 	timer.begin()
@@ -379,6 +382,16 @@ func lfBackSpec(ctx context.Context) {
 	w.waitAPI(ctx)
 	lfWaitKubernetes(ctx, 1)
 	timer.end("apiservers rolled back to IPv4 (%v); the kubernetes Service single-stack with no IPv6 EndpointSlice", took)
+
+	w.clock.mark("reroll")
+	timer.begin()
+	took = lfRoll(ctx, "dual")
+	w.waitAPI(ctx)
+	lfWaitKubernetes(ctx, 2)
+	again := lfRoll(ctx, "ipv4")
+	w.waitAPI(ctx)
+	lfWaitKubernetes(ctx, 1)
+	timer.end("undone: apiservers dual-stack again (%v), the kubernetes Service too, and back to IPv4 (%v)", took, again)
 
 	w.clock.mark("replace")
 	timer.begin()
