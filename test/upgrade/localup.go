@@ -123,6 +123,38 @@ func (l *localUp) replace(ctx context.Context, i int, m member) error {
 	return err
 }
 
+// upstreamRepairRace is what upstream's kube-apiserver logs when the first pass of its
+// ClusterIP repair loop sees a Service before its informer has the Service's IPAddress,
+// creates the IPAddress and gets AlreadyExists: it does not retry that error, and its
+// post-start hook fails a minute later (kubernetes/kubernetes#130377). It can happen
+// whenever Services are created while it starts; netfork writes an IPAddress and its
+// Service at one revision, where upstream writes the IPAddress a request earlier
+// (docs/differences.md).
+var upstreamRepairRace = []string{
+	`"Running ipallocator repair failed with not retryable error" err="ipaddresses.networking.k8s.io`,
+	`PostStartHook "start-service-ip-repair-controllers" failed`,
+}
+
+// hitRepairRace tells whether apiserver i's log shows upstreamRepairRace.
+func (l *localUp) hitRepairRace(i int) bool {
+	data, err := os.ReadFile(filepath.Join(l.dataDir, "logs", fmt.Sprintf("apiserver-%d.log", i)))
+	if err != nil {
+		return false
+	}
+	for _, line := range upstreamRepairRace {
+		if !bytes.Contains(data, []byte(line)) {
+			return false
+		}
+	}
+	return bytes.Contains(data, []byte(`already exists"`))
+}
+
+// restart has local-up start apiserver i again with the same binary and flags.
+func (l *localUp) restart(ctx context.Context, i int) error {
+	_, err := l.ctl(ctx, "restart", "--data-dir", l.dataDir, fmt.Sprint(i))
+	return err
+}
+
 // status lists the apiservers.
 func (l *localUp) status(ctx context.Context) ([]apiserverStatus, error) {
 	out, err := l.ctl(ctx, "status", "--data-dir", l.dataDir, "--output", "json")
