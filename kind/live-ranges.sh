@@ -77,6 +77,10 @@ image_done=${SECONDS}
 
 up_args=(--name "${name}" --topology "${topology}" --ip-family "${ip_family}" --service-bits "${service_bits}")
 [[ "${ip_family}" == dual ]] && up_args+=(--feature-gates DualStackAPIServer=true)
+# ha, as make test-e2e-kind: a stopping apiserver stays published as terminating and keeps
+# serving for 10 s while kube-proxy moves new connections to the others (KEP-1669); without the
+# delay it stops at once, and a connection kube-proxy still sends it fails (a 503 in a roll)
+[[ "${topology}" == ha ]] && up_args+=(--apiserver-arg shutdown-delay-duration=10s)
 netfork::kind::delete_on_exit "${name}" "${NETFORK_KIND_OUTPUT}/logs/${name}-$(date +%Y%m%d-%H%M%S)" "${keep}"
 "${NETFORK_ROOT}/kind/up.sh" "${up_args[@]}"
 up_done=${SECONDS}
