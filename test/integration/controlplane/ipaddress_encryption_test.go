@@ -75,9 +75,8 @@ func TestIPAddressesEncryptedAtRest(t *testing.T) {
 		withFamilies(clusterIPService("sealed-dual"), corev1.IPFamilyPolicyRequireDualStack),
 	} {
 		created := createService(ctx, t, s.Client, svc)
-		checkEncrypted(ctx, t, etcd, serviceKey(prefix, created.Namespace, created.Name), key, append([]string{created.Name}, created.Spec.ClusterIPs...)...)
+		checkServiceEncrypted(ctx, t, etcd, prefix, created, key)
 		for _, ip := range created.Spec.ClusterIPs {
-			checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), key, ip, created.Name)
 			checkAllocatorIPAddress(t, waitIPAddress(ctx, t, s.Client, ip, created), created)
 		}
 		got, err := s.Client.CoreV1().Services(created.Namespace).Get(ctx, created.Name, metav1.GetOptions{})
@@ -139,16 +138,9 @@ func TestIPAddressesEncryptionReloaded(t *testing.T) {
 	defer s.Stop()
 	waitKubernetesService(ctx, t, s.Client)
 	etcd := etcdClient(t)
-	checkStored := func(svc *corev1.Service, key encryptionKey) {
-		t.Helper()
-		checkEncrypted(ctx, t, etcd, serviceKey(prefix, svc.Namespace, svc.Name), key, svc.Name)
-		for _, ip := range svc.Spec.ClusterIPs {
-			checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), key, ip, svc.Name)
-		}
-	}
 
 	before := createService(ctx, t, s.Client, withFamilies(clusterIPService("before-rotation"), corev1.IPFamilyPolicyRequireDualStack))
-	checkStored(before, key1)
+	checkServiceEncrypted(ctx, t, etcd, prefix, before, key1)
 
 	// The rotation's first step: key2 encrypts, key1 still decrypts. The apiserver
 	// has reloaded once a headless Service (no IPAddress) is stored with key2.
@@ -170,12 +162,23 @@ func TestIPAddressesEncryptionReloaded(t *testing.T) {
 	}
 
 	after := createService(ctx, t, s.Client, withFamilies(clusterIPService("after-rotation"), corev1.IPFamilyPolicyRequireDualStack))
-	checkStored(after, key2)
-	checkStored(before, key1)
+	checkServiceEncrypted(ctx, t, etcd, prefix, after, key2)
+	checkServiceEncrypted(ctx, t, etcd, prefix, before, key1)
 	for _, svc := range []*corev1.Service{before, after} {
 		for _, ip := range svc.Spec.ClusterIPs {
 			checkAllocatorIPAddress(t, waitIPAddress(ctx, t, s.Client, ip, svc), svc)
 		}
+	}
+}
+
+// checkServiceEncrypted checks that svc and the IPAddress of each of its
+// ClusterIPs are stored under prefix encrypted with key, with neither its name
+// nor its addresses in clear.
+func checkServiceEncrypted(ctx context.Context, t *testing.T, etcd *clientv3.Client, prefix string, svc *corev1.Service, key encryptionKey) {
+	t.Helper()
+	checkEncrypted(ctx, t, etcd, serviceKey(prefix, svc.Namespace, svc.Name), key, append([]string{svc.Name}, svc.Spec.ClusterIPs...)...)
+	for _, ip := range svc.Spec.ClusterIPs {
+		checkEncrypted(ctx, t, etcd, ipAddressKey(prefix, ip), key, ip, svc.Name)
 	}
 }
 
