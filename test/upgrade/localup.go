@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -123,30 +124,35 @@ func (l *localUp) replace(ctx context.Context, i int, m member) error {
 	return err
 }
 
-// upstreamRepairRace is what upstream's kube-apiserver logs when the first pass of its
-// ClusterIP repair loop sees a Service before its informer has the Service's IPAddress,
-// creates the IPAddress and gets AlreadyExists: it does not retry that error, and its
-// post-start hook fails a minute later (kubernetes/kubernetes#130377). It can happen
+// repairGaveUp and repairHookFailed are what upstream's kube-apiserver logs when the first
+// pass of its ClusterIP repair loop sees a Service before its informer has the Service's
+// IPAddress, creates the IPAddress and gets AlreadyExists: it does not retry that error,
+// and its post-start hook fails a minute later (kubernetes/kubernetes#130377). It can happen
 // whenever Services are created while it starts; netfork writes an IPAddress and its
 // Service at one revision, where upstream writes the IPAddress a request earlier
-// (docs/differences.md).
-var upstreamRepairRace = []string{
-	`"Running ipallocator repair failed with not retryable error" err="ipaddresses.networking.k8s.io`,
-	`PostStartHook "start-service-ip-repair-controllers" failed`,
-}
+// (docs/differences.md). Each captures klog's process ID.
+var (
+	repairGaveUp     = regexp.MustCompile(`^E\d{4} [\d:.]+\s+(\d+) \S+\] "Running ipallocator repair failed with not retryable error" err="ipaddresses\.networking\.k8s\.io \\"[^"\\]+\\" already exists"`)
+	repairHookFailed = regexp.MustCompile(`^F\d{4} [\d:.]+\s+(\d+) \S+\] PostStartHook "start-service-ip-repair-controllers" failed`)
+)
 
-// hitRepairRace tells whether apiserver i's log shows upstreamRepairRace.
+// hitRepairRace tells whether the last apiserver i ran failed its repair hook on the race:
+// its log holds every process that apiserver slot ran, so both lines must be that one's.
 func (l *localUp) hitRepairRace(i int) bool {
 	data, err := os.ReadFile(filepath.Join(l.dataDir, "logs", fmt.Sprintf("apiserver-%d.log", i)))
 	if err != nil {
 		return false
 	}
-	for _, line := range upstreamRepairRace {
-		if !bytes.Contains(data, []byte(line)) {
-			return false
+	gaveUp, failed := map[string]bool{}, ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := repairGaveUp.FindStringSubmatch(line); m != nil {
+			gaveUp[m[1]] = true
+		}
+		if m := repairHookFailed.FindStringSubmatch(line); m != nil {
+			failed = m[1]
 		}
 	}
-	return bytes.Contains(data, []byte(`already exists"`))
+	return failed != "" && gaveUp[failed]
 }
 
 // restart has local-up start apiserver i again with the same binary and flags.

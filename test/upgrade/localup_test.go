@@ -24,7 +24,8 @@ import (
 )
 
 // TestHitRepairRace checks that only a log with upstream's whole repair race, its
-// AlreadyExists, the repair loop giving up on it and the post-start hook failing, counts.
+// AlreadyExists, the repair loop giving up on it and the post-start hook failing, counts,
+// and only when both lines are the last process's: the log holds every process of the slot.
 func TestHitRepairRace(t *testing.T) {
 	race := []string{
 		`I1129 01:43:11.112612     605 repairip.go:210] Starting ipallocator-repair-controller`,
@@ -40,6 +41,9 @@ func TestHitRepairRace(t *testing.T) {
 		{"no AlreadyExists", []string{race[0], strings.Replace(race[1], "already exists", "is forbidden", 1), race[2]}, false},
 		{"the hook did not fail", race[:2], false},
 		{"the hook failed on something else", []string{race[0], race[2]}, false},
+		{"an earlier process gave up", []string{strings.Replace(race[1], "     605 ", "     301 ", 1), race[0], race[2]}, false},
+		{"an earlier process failed the same way", []string{
+			strings.Replace(race[1], "     605 ", "     301 ", 1), strings.Replace(race[2], "     605 ", "     301 ", 1), race[0], race[1], race[2]}, true},
 		{"no log", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
