@@ -38,9 +38,9 @@
 #                   one, and leave it up; its control planes must serve the --apiserver's
 #                   version (results go to <apiserver>-<topology>-on-NAME[-shard-I-of-N]/).
 #                   CI runs its conformance subset so (kind/ci.sh)
-# A run that cannot start (docker down, less than 20 GB free, the cluster name in use or, with
-# --cluster, no such cluster, no such --image) prints one line and exits 1 having created
-# nothing.
+# A run that cannot start (docker down, less than 20 GB free, or 5 GB with --cluster, the
+# cluster name in use or, with --cluster, no such cluster, no such --image) prints one line and
+# exits 1 having created nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
 source "${NETFORK_ROOT}/kind/lib/suite.sh"
 
@@ -88,8 +88,12 @@ if [[ -n "${shard}" ]] && { [[ ! "${shard}" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] 
 fi
 name="${cluster:-conformance-${apiserver}}"
 
-# Nothing is built or created before every check that can refuse the run has passed.
+# Nothing is built or created before every check that can refuse the run has passed. A run
+# that makes its cluster needs an image build's and a cluster's disk and the test images' on
+# top; on an existing cluster, only what loading the test images into its nodes and the
+# registry writes.
 NETFORK_KIND_MIN_FREE_GB=20
+[[ -z "${cluster}" ]] || NETFORK_KIND_MIN_FREE_GB=5
 netfork::kind::require_docker
 netfork::kind::require_disk
 if [[ -n "${cluster}" ]]; then
