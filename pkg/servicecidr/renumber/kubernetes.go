@@ -265,10 +265,11 @@ func (r *Runner) bridgeSlicesMissing(ctx context.Context, rec *ServiceRecord) (s
 }
 
 // unmoveKubernetes puts the `kubernetes` Service back at its old addresses
-// for a rollback: it deletes the bridge and the Service, and the apiservers
-// recreate it from their --service-cluster-ip-range. That lands at the old
-// addresses only once they are rolled back to the old range; until then it
-// changes nothing and says what is left.
+// for a rollback, once every apiserver serves the old range again; until then
+// it changes nothing and says what is left. It swaps the Service at the
+// target for one at the old addresses itself (see swapKubernetesBack); when
+// a run killed in the swap left no Service, it deletes the bridge and the
+// apiservers recreate it from their --service-cluster-ip-range.
 func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, error) {
 	rec := st.Kubernetes
 	if rec == nil {
@@ -297,19 +298,58 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 		return []string{fmt.Sprintf("Service %s %s and %s: %v; roll the apiservers back to --service-cluster-ip-range=%s, then run rollback again",
 			rec.key(), at, bridge, err, strings.Join(st.From, ","))}, nil
 	}
-	if err := r.deleteBridge(ctx, rec); err != nil {
-		return nil, err
-	}
 	if live != nil && !kubernetesBack(live, rec) {
-		err := r.client.CoreV1().Services(rec.Namespace).Delete(ctx, rec.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &live.UID}})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("deleting Service %s: %w", rec.key(), err)
-		}
-		if err := r.step("Service %s deleted at %s; the apiservers recreate it at %s", rec.key(), strings.Join(ClusterIPs(live), ","), strings.Join(rec.OldClusterIPs, ",")); err != nil {
+		if err := r.swapKubernetesBack(ctx, rec, live); err != nil {
 			return nil, err
 		}
+	} else if err := r.deleteBridge(ctx, rec); err != nil {
+		return nil, err
 	}
 	return nil, r.waitKubernetesBack(ctx, rec)
+}
+
+// swapKubernetesBack replaces the `kubernetes` Service at the target, live,
+// with one at its old addresses: it deletes live (a window's primer), deletes
+// the bridge and creates the Service again from its recorded spec, with live's
+// labels and annotations, with no API call in between. kube-proxy sees the
+// old address pass from the bridge to the Service in one sync, and the
+// apiservers' own EndpointSlices serve it at once; waiting for the apiservers
+// to recreate it would leave the old address, which every pod started before
+// the move uses, unserved for up to an endpoint reconcile interval. The
+// apiservers, back on the old range, find it where they would put it; when
+// one is quicker, the create finds it there.
+func (r *Runner) swapKubernetesBack(ctx context.Context, rec *ServiceRecord, live *corev1.Service) error {
+	svcs := r.client.CoreV1().Services(rec.Namespace)
+	remove := func() (bool, error) {
+		err := svcs.Delete(ctx, rec.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &live.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting Service %s: %w", rec.key(), err)
+		}
+		return err == nil, nil
+	}
+	if err := r.enter(ctx, rec.key(), true, remove); err != nil {
+		return err
+	}
+	defer r.closeWindow()
+	r.admit()
+	if err := r.step("Service %s deleted at %s", rec.key(), strings.Join(ClusterIPs(live), ",")); err != nil {
+		return err
+	}
+	if err := r.deleteBridge(ctx, rec); err != nil {
+		return err
+	}
+	back := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: rec.Namespace, Name: rec.Name, Labels: live.Labels, Annotations: live.Annotations},
+		Spec:       *rec.Spec.DeepCopy(),
+	}
+	_, err := svcs.Create(ctx, back, metav1.CreateOptions{FieldManager: FieldManager})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil // an apiserver recreated it; waitKubernetesBack checks where
+	case err != nil:
+		return fmt.Errorf("creating Service %s again at %s: %w", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
+	}
+	return r.step("Service %s created again at %s", rec.key(), strings.Join(rec.OldClusterIPs, ","))
 }
 
 // kubernetesBack tells whether live holds the recorded old addresses, primary first.

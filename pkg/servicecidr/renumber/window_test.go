@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,13 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
 )
+
+// windowPeriod is the kube-proxy sync period checkWindows checks against: the
+// default, which a runner of period 0 takes.
+const windowPeriod = time.Second
 
 // latency is how long each request takes on the fake clock.
 const latency = 20 * time.Millisecond
@@ -44,7 +51,7 @@ const latency = 20 * time.Millisecond
 const followUp = 200 * time.Millisecond
 
 // event is a request or pause on the fake clock: a change kube-proxy sees
-// (copy, uncopy, flip, bridge, restore, delete of a Service) when it was made, a
+// (copy, uncopy, flip, bridge, restore, delete or recreate of a Service) when it was made, a
 // pause (sleep) at the time it began, or another request.
 type event struct {
 	// start and at are when the request was sent and when it was made.
@@ -66,7 +73,7 @@ type timeline struct {
 // visible tells whether kube-proxy sees e.
 func (e event) visible() bool {
 	switch e.kind {
-	case "copy", "uncopy", "flip", "bridge", "restore", "delete":
+	case "copy", "uncopy", "flip", "bridge", "restore", "delete", "recreate":
 		return true
 	}
 	return false
@@ -127,6 +134,8 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 			if o.Labels[BridgeLabel] != "" {
 				e.kind, e.key = "bridge", o.Namespace+"/"+o.Labels[BridgeLabel]
 				tl.adopt(o.Namespace, o.Name)
+			} else {
+				e.kind, e.key = "recreate", o.Namespace+"/"+o.Name
 			}
 		}
 	case "update":
@@ -231,10 +240,11 @@ func proxySyncs(changes []time.Time, period time.Duration) []time.Time {
 // land in one kube-proxy sync with room on both sides, inside a window that a
 // primer opened after a pause long enough for kube-proxy to be idle, that
 // each free started within the budget, and that a window closed only once
-// its budget had passed (unless the next was for an ownWindow Service). It
-// returns how many windows it saw.
-func checkWindows(t *testing.T, events []event, period time.Duration, free, take string, keys []string) int {
+// its budget had passed (unless the next was for an ownWindow Service), with
+// a period of windowPeriod. It returns how many windows it saw.
+func checkWindows(t *testing.T, events []event, free, take string, keys []string) int {
 	t.Helper()
+	period := windowPeriod
 	budget := period * 3 / 5
 	var changes []time.Time
 	var primers []event
@@ -360,7 +370,7 @@ func TestWindows(t *testing.T) {
 	if len(keys) != 13 {
 		t.Fatalf("recorded %v, want 13 Services", keys)
 	}
-	n := checkWindows(t, tl.events, time.Second, "flip", "bridge", keys)
+	n := checkWindows(t, tl.events, "flip", "bridge", keys)
 	if windows, services := windowLines(log.String()); windows != n || services != len(keys) || n < 4 {
 		t.Errorf("log reports %d windows of %d Services; want the %d windows seen (4 or more) and %d Services\n%s", windows, services, n, len(keys), log.String())
 	}
@@ -373,7 +383,7 @@ func TestWindows(t *testing.T) {
 	if _, err := tl.runner(0, &log).Rollback(ctx); err != nil {
 		t.Fatalf("rollback: %v\n%s", err, log.String())
 	}
-	n = checkWindows(t, tl.events, time.Second, "delete", "restore", keys)
+	n = checkWindows(t, tl.events, "delete", "restore", keys)
 	if windows, services := windowLines(log.String()); windows != n || services != len(keys) {
 		t.Errorf("rollback log reports %d windows of %d Services; want %d and %d\n%s", windows, services, n, len(keys), log.String())
 	}
@@ -439,7 +449,7 @@ func TestKubernetesWindow(t *testing.T) {
 		}
 	}
 	var log bytes.Buffer
-	r := tl.runner(time.Second, &log)
+	r := tl.runner(windowPeriod, &log)
 	st := newState()
 	c := tl.record(t, st)
 	if err := r.moveService(ctx, st, &st.Services[0]); err != nil {
@@ -450,8 +460,71 @@ func TestKubernetesWindow(t *testing.T) {
 	if err := r.replaceKubernetes(ctx, kubernetesRecord(live, to), live, to); err != nil {
 		t.Fatalf("replaceKubernetes: %v\n%s", err, log.String())
 	}
-	checkWindows(t, tl.events, time.Second, "delete", "bridge", []string{"default/kubernetes"})
+	checkWindows(t, tl.events, "delete", "bridge", []string{"default/kubernetes"})
 	for _, w := range []string{"window 1: 1 Services", "window 2: Service default/kubernetes primes kube-proxy", "window 2: 1 Services"} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("log lacks %q:\n%s", w, log.String())
+		}
+	}
+}
+
+// TestKubernetesBackWindow checks a rollback puts the `kubernetes` Service,
+// moved to the target, back at its old address itself, once the apiservers
+// serve the old range: its delete at the target primes a window, and the
+// bridge's delete and the Service's create at the old address land in one
+// kube-proxy sync, with the labels the apiservers gave it.
+func TestKubernetesBackWindow(t *testing.T) {
+	ctx := context.Background()
+	tl := newTimeline(0)
+	labels := map[string]string{"component": "apiserver", "provider": "kubernetes"}
+	moved := pacedService("default", "kubernetes", "10.200.0.1", labels)
+	moved.Spec.Selector = nil
+	old := moved.DeepCopy()
+	old.Spec.ClusterIP, old.Spec.ClusterIPs = "10.96.0.1", []string{"10.96.0.1"}
+	to, _ := ParseRanges("10.200.0.0/16")
+	rec := kubernetesRecord(old, to)
+	bridge := newBridge(rec)
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "apiserver-a",
+			Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"},
+			Annotations: map[string]string{apiserverranges.Annotation: "10.96.0.0/16"}},
+		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: tl.now}, LeaseDurationSeconds: ptr.To[int32](3600)},
+	}
+	for _, o := range []runtime.Object{moved, bridge, pacedSlice("default", "kubernetes", 0), lease} {
+		if err := tl.client.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	r := tl.runner(windowPeriod, &log)
+	st := newState()
+	st.Kubernetes = rec
+	left, err := r.unmoveKubernetes(ctx, st)
+	if err != nil || len(left) > 0 {
+		t.Fatalf("unmoveKubernetes: %v, left %q\n%s", err, left, log.String())
+	}
+	checkWindows(t, tl.events, "delete", "recreate", []string{"default/kubernetes"})
+	// checkWindows takes the last delete, the bridge's: both deletes follow the pause.
+	var order []string
+	for _, e := range tl.events {
+		if e.kind == "sleep" || e.visible() {
+			order = append(order, e.kind)
+		}
+	}
+	if want := "sleep delete sleep delete recreate"; strings.Join(order, " ") != want {
+		t.Errorf("pauses and changes %q; want %q (pause, the Service's delete, settle, the bridge's delete, the create)", strings.Join(order, " "), want)
+	}
+	back, err := tl.client.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Spec.ClusterIP != "10.96.0.1" || back.Labels["component"] != "apiserver" || back.Labels["provider"] != "kubernetes" {
+		t.Errorf("kubernetes back at %s with labels %v; want 10.96.0.1 with %v", back.Spec.ClusterIP, back.Labels, labels)
+	}
+	if _, err := tl.client.CoreV1().Services("default").Get(ctx, KubernetesBridgeName, metav1.GetOptions{}); err == nil {
+		t.Errorf("the bridge %s is left", KubernetesBridgeName)
+	}
+	for _, w := range []string{"window 1: Service default/kubernetes primes kube-proxy", "Service default/kubernetes created again at 10.96.0.1", "window 1: 1 Services"} {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("log lacks %q:\n%s", w, log.String())
 		}
