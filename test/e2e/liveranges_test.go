@@ -232,7 +232,7 @@ var _ = ginkgo.Describe("Live Service ranges [Feature:LiveRanges]", ginkgo.Label
 		lrReport(ctx, ns, clock, probes, report)
 	})
 
-	ginkgo.It("rolls back a renumber killed midway: every Service back at its ClusterIPs with its UID, reachable throughout", lrRollbackSpec)
+	ginkgo.It("rolls back a renumber killed midway, and one stopped before its cut-over: every Service back at its ClusterIPs with its UID, the kubernetes Service too, reachable throughout", lrRollbackSpec)
 
 	ginkgo.It("renumbers a live cluster's Services to another range with kubectl servicecidr: apiservers rolled, a run killed midway and resumed, kubelets reloaded, the grace period served, finish", lrRenumberSpec)
 })

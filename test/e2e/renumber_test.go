@@ -429,10 +429,14 @@ func lrRenumberSpec(ctx context.Context) {
 	w.report(ctx, append([]string{fmt.Sprintf("Services probed: %d, renumbered %s -> %s", n, lrJoin(from), lrJoin(to))}, timer.lines...))
 }
 
-// lrRollbackSpec starts a renumber, kills it midway, rolls it back and rolls the apiservers
-// back: every Service at its old addresses again, with its UID, under the same probes.
+// lrRollbackSpec rolls a renumber back from each step before its cut-over, under the same
+// probes: killed midway; then run again to just before the cut-over (every Service moved, the
+// kubernetes Service too), where rollback moves every Service back and leaves the kubernetes
+// Service until the apiservers are rolled back, and after that roll puts it back. At the end
+// every Service is at its old addresses again, with its UID.
 func lrRollbackSpec(ctx context.Context) {
 	n, from, to, w, timer := lrStartRenumber(ctx)
+	oldKubernetes := lrKubernetesIPs(ctx)
 
 	w.clock.mark("renumber")
 	killedAt := lrKillMidway(ctx, w, to, n/2)
@@ -447,10 +451,37 @@ func lrRollbackSpec(ctx context.Context) {
 	lrWaitGone(ctx, renumber.TargetServiceCIDRName)
 	gomega.Expect(lrExpectMoved(ctx, w.ns, w.names, w.uids, from)).To(gomega.Equal(w.ips), "Services not back at their old ClusterIPs")
 
+	w.clock.mark("moved")
+	timer.begin()
+	lrMust(ctx, "renumber", "--to", lrJoin(to), "--stop-before-cut-over")
+	timer.end("renumber again, stopped before the cut-over")
+	st := lrState(ctx)
+	gomega.Expect(st).NotTo(gomega.BeNil())
+	gomega.Expect(st.Phase).To(gomega.Equal(renumber.PhaseMoving))
+	gomega.Expect(st.CutOver).To(gomega.BeNil())
+	lrExpectMoved(ctx, w.ns, w.names, w.uids, to)
+	gomega.Expect(lrInside(lrKubernetesIPs(ctx), to)).To(gomega.BeTrue(), "the kubernetes Service is at %v, not in %s", lrKubernetesIPs(ctx), lrJoin(to))
+
+	w.clock.mark("rollback-all")
+	timer.begin()
+	out := lrMust(ctx, "rollback")
+	timer.end("rollback of every Service, the apiservers still at the target")
+	gomega.Expect(out).To(gomega.ContainSubstring("roll the apiservers back to --service-cluster-ip-range="+lrJoin(from)), "rollback does not say the kubernetes Service waits for the apiservers")
+	gomega.Expect(lrState(ctx).Phase).To(gomega.Equal(renumber.PhaseRollingBack))
+	gomega.Expect(lrExpectMoved(ctx, w.ns, w.names, w.uids, from)).To(gomega.Equal(w.ips), "Services not back at their old ClusterIPs")
+
 	w.clock.mark("unroll")
 	took := lrRoll(ctx, from)
 	w.waitAPI(ctx)
 	timer.lines = append(timer.lines, fmt.Sprintf("apiservers rolled back to %s: %v", lrJoin(from), took))
+
+	w.clock.mark("rollback-kubernetes")
+	timer.begin()
+	lrMust(ctx, "rollback")
+	timer.end("rollback of the kubernetes Service")
+	gomega.Expect(lrState(ctx)).To(gomega.BeNil(), "the record is left after the rollback")
+	lrWaitGone(ctx, renumber.TargetServiceCIDRName)
+	gomega.Expect(lrKubernetesIPs(ctx)).To(gomega.Equal(oldKubernetes), "the kubernetes Service is not back at its old addresses")
 
 	w.clock.mark("end")
 	gomega.Expect(lrExpectMoved(ctx, w.ns, w.names, w.uids, from)).To(gomega.Equal(w.ips))

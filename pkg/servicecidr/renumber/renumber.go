@@ -41,6 +41,10 @@ type Options struct {
 	To Ranges
 	// IncludeLoadBalancers moves type LoadBalancer Services too.
 	IncludeLoadBalancers bool
+	// StopBeforeCutOver ends Renumber once every Service, the `kubernetes`
+	// Service too, is at its new addresses, before the cut-over: up to there
+	// Rollback undoes it all, and a later Renumber cuts over.
+	StopBeforeCutOver bool
 	// Force lets Finish remove the bridges while old pods still run.
 	Force bool
 	// Log receives one line per change.
@@ -197,8 +201,7 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
-	if err != nil {
+	if _, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers); err != nil {
 		return nil, err
 	}
 	if st.Phase == "" {
@@ -225,6 +228,10 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 		if err := r.moveKubernetes(ctx, st); err != nil {
 			return nil, err
 		}
+		if r.opts.StopBeforeCutOver {
+			fmt.Fprintln(r.opts.Log, StoppedBeforeCutOver)
+			return r.replan(ctx, st)
+		}
 		st.Phase, st.CutOver = PhaseCutOver, &metav1.Time{Time: r.opts.Now()}
 		if err := r.store.save(ctx, st); err != nil {
 			return nil, err
@@ -249,9 +256,19 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 	}
-	if c, err = readCluster(ctx, r.client); err == nil {
-		pl, _, err = buildPlan(c, st, r.opts.IncludeLoadBalancers)
+	return r.replan(ctx, st)
+}
+
+// StoppedBeforeCutOver is what Renumber says when StopBeforeCutOver stops it.
+const StoppedBeforeCutOver = "stopped before the cut-over: every Service is at its new addresses; rollback still undoes the renumber, renumber again cuts over"
+
+// replan is the plan of st as the cluster is now: what is left of it.
+func (r *Runner) replan(ctx context.Context, st *State) (*Plan, error) {
+	c, err := readCluster(ctx, r.client)
+	if err != nil {
+		return nil, err
 	}
+	pl, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers)
 	if pl != nil {
 		pl.Notes = r.notes
 	}

@@ -289,9 +289,25 @@ func TestRollbackAfterEachPhase(t *testing.T) {
 		roll(target, targetSANs...)
 	}
 
-	if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: to}).Renumber(ctx); err != nil {
+	// StopBeforeCutOver stops with everything moved, the kubernetes Service
+	// too, in phase Moving; the next run cuts over.
+	var log strings.Builder
+	if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: to, StopBeforeCutOver: true, Log: &log}).Renumber(ctx); err != nil {
 		t.Fatal(err)
 	}
+	checkPhase(ctx, t, s.Client, renumber.PhaseMoving)
+	if k, err := s.Client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else if !to.Contains(netip.MustParseAddr(k.Spec.ClusterIP)) {
+		t.Errorf("stopped before the cut-over: the kubernetes Service is at %s; want it in %s", k.Spec.ClusterIP, to)
+	}
+	if !strings.Contains(log.String(), renumber.StoppedBeforeCutOver) {
+		t.Errorf("renumber with StopBeforeCutOver does not say it stopped:\n%s", log.String())
+	}
+	if _, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync}).Renumber(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkPhase(ctx, t, s.Client, renumber.PhaseRenumbered)
 	snap := snapshot(ctx, t, s.Client, false)
 	_, err := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync}).Rollback(ctx)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--to "+oldRange) {

@@ -51,7 +51,9 @@ type options struct {
 	output    string
 	dryRun    string
 	includeLB bool
-	force     bool
+	// stopBeforeCutOver is renumber's --stop-before-cut-over.
+	stopBeforeCutOver bool
+	force             bool
 	// kubeProxySync is kube-proxy's minimum sync period, which sets the windows Services move in; 0 for none.
 	kubeProxySync time.Duration
 	// policy and selector are dual-stack's --policy and the family commands' -l.
@@ -201,6 +203,7 @@ ranges or back to one (see their help).`,
 	toFlag(renum.Flags())
 	outputFlag(renum.Flags())
 	kubeProxyFlag(renum.Flags())
+	renum.Flags().BoolVar(&o.stopBeforeCutOver, "stop-before-cut-over", false, "stop once every Service, the kubernetes Service too, is at its new addresses, before the step rollback cannot undo; renumber again to cut over")
 	renum.Flags().StringVar(&o.dryRun, "dry-run", "none", `"none" to act; "client" or "server" to print the plan only`)
 	renum.Flags().Lookup("dry-run").NoOptDefVal = "client"
 
@@ -289,7 +292,7 @@ func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
 	case pause == 0:
 		pause = -1 // Options: none
 	}
-	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, Force: o.force, Log: log, Config: cfg, KubeProxySyncPeriod: pause}), nil
+	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, StopBeforeCutOver: o.stopBeforeCutOver, Force: o.force, Log: log, Config: cfg, KubeProxySyncPeriod: pause}), nil
 }
 
 // printPlan writes pl as text, YAML or JSON.
