@@ -110,10 +110,7 @@ var _ = ginkgo.Describe("Live Service ranges [Feature:LiveRanges]", ginkgo.Label
 			lrStartProbe(ctx, ns, "clusterip", nodes[len(nodes)-1].Name, ips),
 			lrStartProbe(ctx, ns, "api", nodes[0].Name, nil),
 		}
-		clock.mark("steady")
-		for _, p := range probes {
-			p.waitRounds(ctx, 1)
-		}
+		clock.steady(ctx, probes)
 
 		clock.mark("fill")
 		ginkgo.By("a create load through the cluster's endpoint until the ranges are full")
@@ -258,6 +255,23 @@ func (c *lrClock) mark(name string) {
 	c.names = append(c.names, name)
 	c.starts = append(c.starts, time.Now())
 	ginkgo.By("phase " + name)
+}
+
+// lrSteadyFor is the least the steady phase lasts: its counts are the baseline the later
+// phases' are read against, and one round of a few Services takes a second or two.
+const lrSteadyFor = 10 * time.Second
+
+// steady marks the steady phase and returns once every probe has done a round in it and it has
+// lasted lrSteadyFor.
+func (c *lrClock) steady(ctx context.Context, probes []*lrProbe) {
+	c.mark("steady")
+	start := c.starts[len(c.starts)-1]
+	for _, p := range probes {
+		p.waitRounds(ctx, p.rounds(ctx)+1)
+	}
+	for time.Since(start) < lrSteadyFor {
+		probes[0].waitRounds(ctx, probes[0].rounds(ctx)+1)
+	}
 }
 
 // phase names the phase a request started at t belongs to.

@@ -558,8 +558,7 @@ func lrStartWorkload(ctx context.Context, n int) *lrWorkload {
 		lrStartProbe(ctx, w.ns, "clusterip", w.nodes[len(w.nodes)-1].Name, w.ips),
 		lrStartProbe(ctx, w.ns, "api", w.nodes[0].Name, nil),
 	}
-	w.clock.mark("steady")
-	w.waitRounds(ctx, 1)
+	w.clock.steady(ctx, w.old)
 	return w
 }
 
