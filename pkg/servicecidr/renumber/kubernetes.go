@@ -284,7 +284,10 @@ func (r *Runner) unmoveKubernetes(ctx context.Context, st *State) ([]string, err
 		return nil, err
 	}
 	if b == nil && live != nil && kubernetesBack(live, rec) {
-		return nil, nil
+		// back already: a run killed after it deleted the Service for the move,
+		// or one after the swap; the copies written ahead for a bridge never
+		// created are all that may be left
+		return nil, r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 	}
 	if err := r.refuseKubernetesBack(ctx, rec); err != nil {
 		at := "is not recreated yet"

@@ -37,6 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/pkg/controlplane/apiserverranges"
+	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 )
 
 // windowPeriod is the kube-proxy sync period checkWindows checks against: the
@@ -528,5 +529,40 @@ func TestKubernetesBackWindow(t *testing.T) {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("log lacks %q:\n%s", w, log.String())
 		}
+	}
+}
+
+// TestKubernetesBackLeavesNoCopies checks a rollback after a renumber killed
+// between writing the `kubernetes` bridge's copies and creating the bridge,
+// with the apiservers since rolled back and the Service recreated at its old
+// address, deletes the copies no bridge will adopt.
+func TestKubernetesBackLeavesNoCopies(t *testing.T) {
+	ctx := context.Background()
+	tl := newTimeline(0)
+	svc := pacedService("default", "kubernetes", "10.96.0.1", nil)
+	svc.Spec.Selector = nil
+	to, _ := ParseRanges("10.200.0.0/16")
+	rec := kubernetesRecord(svc, to)
+	var log bytes.Buffer
+	r := tl.runner(windowPeriod, &log)
+	for _, o := range []runtime.Object{svc, pacedSlice("default", "kubernetes", 0)} {
+		if err := tl.client.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.writeAhead(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	st := newState()
+	st.Kubernetes = rec
+	if left, err := r.unmoveKubernetes(ctx, st); err != nil || len(left) > 0 {
+		t.Fatalf("unmoveKubernetes: %v, left %q\n%s", err, left, log.String())
+	}
+	l, err := tl.client.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: servicebridge.Selector(rec.Bridge).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) > 0 {
+		t.Errorf("%d EndpointSlices of bridge %s left after the rollback, first %s", len(l.Items), rec.Bridge, l.Items[0].Name)
 	}
 }
