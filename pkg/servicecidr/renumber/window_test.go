@@ -180,6 +180,26 @@ func (tl *timeline) adopt(ns, bridge string) {
 	}
 }
 
+// logHas checks that a run's log has each of the lines want.
+func logHas(t *testing.T, log string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(log, w) {
+			t.Errorf("log lacks %q:\n%s", w, log)
+		}
+	}
+}
+
+// add puts objects into tl's cluster.
+func (tl *timeline) add(t *testing.T, objects ...runtime.Object) {
+	t.Helper()
+	for _, o := range objects {
+		if err := tl.client.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // runner is a Runner on tl's clock with the given period.
 func (tl *timeline) runner(period time.Duration, log *bytes.Buffer) *Runner {
 	r := New(tl.client, Options{Log: log, Now: func() time.Time { return tl.now }, KubeProxySyncPeriod: period})
@@ -444,11 +464,7 @@ func TestWindowUnprimed(t *testing.T) {
 func TestKubernetesWindow(t *testing.T) {
 	ctx := context.Background()
 	tl := newTimeline(1)
-	for _, o := range []runtime.Object{pacedService("default", "kubernetes", "10.96.0.1", nil), pacedSlice("default", "kubernetes", 0)} {
-		if err := tl.client.Tracker().Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tl.add(t, pacedService("default", "kubernetes", "10.96.0.1", nil), pacedSlice("default", "kubernetes", 0))
 	var log bytes.Buffer
 	r := tl.runner(windowPeriod, &log)
 	st := newState()
@@ -462,11 +478,7 @@ func TestKubernetesWindow(t *testing.T) {
 		t.Fatalf("replaceKubernetes: %v\n%s", err, log.String())
 	}
 	checkWindows(t, tl.events, "delete", "bridge", []string{"default/kubernetes"})
-	for _, w := range []string{"window 1: 1 Services", "window 2: Service default/kubernetes primes kube-proxy", "window 2: 1 Services"} {
-		if !strings.Contains(log.String(), w) {
-			t.Errorf("log lacks %q:\n%s", w, log.String())
-		}
-	}
+	logHas(t, log.String(), "window 1: 1 Services", "window 2: Service default/kubernetes primes kube-proxy", "window 2: 1 Services")
 }
 
 // TestKubernetesBackWindow checks a rollback puts the `kubernetes` Service,
@@ -491,11 +503,7 @@ func TestKubernetesBackWindow(t *testing.T) {
 			Annotations: map[string]string{apiserverranges.Annotation: "10.96.0.0/16"}},
 		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: tl.now}, LeaseDurationSeconds: ptr.To[int32](3600)},
 	}
-	for _, o := range []runtime.Object{moved, bridge, pacedSlice("default", "kubernetes", 0), lease} {
-		if err := tl.client.Tracker().Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tl.add(t, moved, bridge, pacedSlice("default", "kubernetes", 0), lease)
 	var log bytes.Buffer
 	r := tl.runner(windowPeriod, &log)
 	st := newState()
@@ -525,11 +533,7 @@ func TestKubernetesBackWindow(t *testing.T) {
 	if _, err := tl.client.CoreV1().Services("default").Get(ctx, KubernetesBridgeName, metav1.GetOptions{}); err == nil {
 		t.Errorf("the bridge %s is left", KubernetesBridgeName)
 	}
-	for _, w := range []string{"window 1: Service default/kubernetes primes kube-proxy", "Service default/kubernetes created again at 10.96.0.1", "window 1: 1 Services"} {
-		if !strings.Contains(log.String(), w) {
-			t.Errorf("log lacks %q:\n%s", w, log.String())
-		}
-	}
+	logHas(t, log.String(), "window 1: Service default/kubernetes primes kube-proxy", "Service default/kubernetes created again at 10.96.0.1", "window 1: 1 Services")
 }
 
 // TestKubernetesBackLeavesNoCopies checks a rollback after a renumber killed
@@ -545,11 +549,7 @@ func TestKubernetesBackLeavesNoCopies(t *testing.T) {
 	rec := kubernetesRecord(svc, to)
 	var log bytes.Buffer
 	r := tl.runner(windowPeriod, &log)
-	for _, o := range []runtime.Object{svc, pacedSlice("default", "kubernetes", 0)} {
-		if err := tl.client.Tracker().Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tl.add(t, svc, pacedSlice("default", "kubernetes", 0))
 	if err := r.writeAhead(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
