@@ -36,16 +36,17 @@ import (
 // apiservers' service-bridge controller adopts them once the bridge exists
 // and keeps them equal to the Service's from then on.
 func (r *Runner) writeAhead(ctx context.Context, rec *ServiceRecord) error {
-	copies, err := r.bridgeCopies(ctx, rec)
+	copies, err := r.copiesFor(ctx, rec, rec.Bridge)
 	if err != nil {
 		return err
 	}
-	_, err = r.writeCopies(ctx, rec, copies)
+	_, err = r.writeCopies(ctx, rec, rec.Bridge, copies)
 	return err
 }
 
-// bridgeCopies are the copies of the moved Service's EndpointSlices for its bridge.
-func (r *Runner) bridgeCopies(ctx context.Context, rec *ServiceRecord) ([]*discoveryv1.EndpointSlice, error) {
+// copiesFor are the copies of the moved Service's EndpointSlices for the
+// Service name that stands in for it (its bridge or its holder).
+func (r *Runner) copiesFor(ctx context.Context, rec *ServiceRecord, name string) ([]*discoveryv1.EndpointSlice, error) {
 	src, err := r.client.DiscoveryV1().EndpointSlices(rec.Namespace).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + rec.Name})
 	if err != nil {
 		return nil, fmt.Errorf("listing the EndpointSlices of Service %s: %w", rec.key(), err)
@@ -54,12 +55,12 @@ func (r *Runner) bridgeCopies(ctx context.Context, rec *ServiceRecord) ([]*disco
 	for i := range src.Items {
 		sources[i] = &src.Items[i]
 	}
-	return servicebridge.Mirror(rec.Namespace, rec.Bridge, nil, rec.Name, sources), nil
+	return servicebridge.Mirror(rec.Namespace, name, nil, rec.Name, sources), nil
 }
 
-// writeCopies creates copies and says how many it created: those an earlier
-// run or the controller wrote are left as they are.
-func (r *Runner) writeCopies(ctx context.Context, rec *ServiceRecord, copies []*discoveryv1.EndpointSlice) (int, error) {
+// writeCopies creates copies for the Service name and says how many it
+// created: those an earlier run or the controller wrote are left as they are.
+func (r *Runner) writeCopies(ctx context.Context, rec *ServiceRecord, name string, copies []*discoveryv1.EndpointSlice) (int, error) {
 	slices := r.client.DiscoveryV1().EndpointSlices(rec.Namespace)
 	written := 0
 	for _, s := range copies {
@@ -67,7 +68,7 @@ func (r *Runner) writeCopies(ctx context.Context, rec *ServiceRecord, copies []*
 		switch {
 		case apierrors.IsAlreadyExists(err):
 		case err != nil:
-			return written, fmt.Errorf("writing EndpointSlice %s/%s for the bridge of Service %s: %w", s.Namespace, s.Name, rec.key(), err)
+			return written, fmt.Errorf("writing EndpointSlice %s/%s for %s, which stands in for Service %s: %w", s.Namespace, s.Name, name, rec.key(), err)
 		default:
 			written++
 		}
@@ -75,7 +76,11 @@ func (r *Runner) writeCopies(ctx context.Context, rec *ServiceRecord, copies []*
 	if written == 0 {
 		return 0, nil
 	}
-	return written, r.step("Service %s: %d EndpointSlices written for its bridge %s", rec.key(), written, rec.Bridge)
+	role := "bridge"
+	if name == rec.Holder {
+		role = "holder"
+	}
+	return written, r.step("Service %s: %d EndpointSlices written for its %s %s", rec.key(), written, role, name)
 }
 
 // deleteCopy deletes the copy s this run wrote as a window's primer when the

@@ -95,8 +95,10 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 		case LoadBalancer:
 			lbs = append(lbs, svc.Namespace+"/"+svc.Name)
 		case Move:
-			if b := c.service(svc.Namespace, bridgeName(svc.Name)); b != nil && b.Labels[BridgeLabel] != svc.Name {
-				taken = append(taken, b.Namespace+"/"+b.Name)
+			for _, name := range []string{bridgeName(svc.Name), holderName(svc.Name)} {
+				if b := c.service(svc.Namespace, name); b != nil && b.Labels[BridgeLabel] != svc.Name {
+					taken = append(taken, b.Namespace+"/"+b.Name)
+				}
 			}
 		}
 	}
@@ -110,7 +112,7 @@ func refuse(c *cluster, st *State, from, to Ranges, includeLB bool, now time.Tim
 		}
 	}
 	if len(taken) > 0 {
-		return fmt.Errorf("the Services %s hold the names of bridges the renumber needs: rename them first", ListSome(taken, listed))
+		return fmt.Errorf("the Services %s hold the names the renumber needs for bridges and holders: rename them first", ListSome(taken, listed))
 	}
 	if len(lbs) > 0 {
 		return fmt.Errorf("type LoadBalancer Services %s would lose their load balancers as ExternalName: move them with --include-load-balancers or by hand", ListSome(lbs, listed))

@@ -18,14 +18,16 @@ limitations under the License.
 // (KEP-1880, "Default ServiceCIDR can be migrated"), for the kubectl plugin
 // kubectl-servicecidr. It is not upstream code and stands in for none.
 //
-// A ClusterIP cannot be edited, but a Service may change type: each Service is
-// flipped to ExternalName (a CNAME to a bridge Service, so its name keeps
-// resolving), a bridge Service takes the old address with the same ports, and
-// the Service is flipped back to its type with its addresses in the target
-// range (the same host offset where free). The Service keeps its UID,
+// A ClusterIP cannot be edited, but a Service may change type: a holder
+// Service takes the new addresses a kube-proxy sync ahead, each Service is
+// flipped to ExternalName (a CNAME to its holder, so its name keeps resolving
+// to served addresses), a bridge Service takes the old address with the same
+// ports, the CNAME turns to the bridge, the holder is deleted and the Service
+// is flipped back to its type with its addresses in the target range (the
+// same host offset where free). The Service keeps its UID,
 // metadata, EndpointSlices and the rest of its spec; the bridges keep
-// old-address clients working until Finish removes them. Bridges have no
-// selector: the apiservers' service-bridge controller
+// old-address clients working until Finish removes them. Bridges and holders
+// have no selector: the apiservers' service-bridge controller
 // (github.com/netfork/netfork/pkg/controlplane/controller/servicebridge) keeps
 // each a copy of the moved Service's EndpointSlices, which the renumber writes
 // itself just before it frees the old address, so that kube-proxy sees the

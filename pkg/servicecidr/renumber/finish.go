@@ -61,6 +61,9 @@ func (r *Runner) Finish(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	if err := r.deleteHolders(ctx, st); err != nil {
+		return nil, err
+	}
 	if st.Phase != PhaseFinished {
 		st.Phase = PhaseFinished
 		if err := r.store.save(ctx, st); err != nil {
@@ -193,6 +196,9 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 		}
 	}
 	r.closeWindow()
+	if err := r.deleteHolders(ctx, st); err != nil {
+		return nil, err
+	}
 	for i := len(st.Configs) - 1; i >= 0; i-- {
 		c := st.Configs[i]
 		changed, err := r.setConfig(ctx, c.Name, c.Key, c.New, c.Old)
@@ -222,7 +228,10 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 // its bridge; the bridge of a Service deleted since goes too. Its flip, which
 // frees only its new address, enters a window (see window) and the bridge's
 // delete and the Service's return to the old address follow it with no other
-// call in between, so both land in kube-proxy's next sync. The flip cannot be
+// call in between, so both land in kube-proxy's next sync. So that the name
+// always resolves, the flip's CNAME to the bridge turns to a holder, created
+// at the new addresses in the same window, before the bridge goes; the
+// holders go when every Service is back. The flip cannot be
 // undone to wait for another window, so the budget is checked before it.
 func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
@@ -240,15 +249,23 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 			return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 		}
 		flip := func() (bool, error) {
-			flipped, err := r.toExternalName(ctx, st, rec, live)
+			flipped, err := r.toExternalName(ctx, st, rec, live, rec.Bridge)
 			live = flipped
 			return true, err
 		}
-		if rec.Bridge == "" {
+		entered := false
+		if rec.Bridge != "" && rec.Holder != "" {
+			// the holder's copies prime the window: the flip is in it
+			if entered, err = r.enterWithCopies(ctx, rec, rec.Holder, isDNS(live)); err != nil {
+				return err
+			}
+		}
+		switch {
+		case rec.Bridge == "" || entered:
 			if _, err := flip(); err != nil {
 				return err
 			}
-		} else {
+		default:
 			if err := r.enter(ctx, rec.key(), isDNS(live), flip); err != nil {
 				return err
 			}
@@ -256,6 +273,11 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 		}
 	}
 	if rec.Bridge != "" {
+		if rec.Holder != "" {
+			if live, err = r.holdBack(ctx, st, rec, live); err != nil {
+				return err
+			}
+		}
 		if err := r.deleteBridgeService(ctx, rec); err != nil {
 			return err
 		}

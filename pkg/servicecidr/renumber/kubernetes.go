@@ -171,7 +171,7 @@ func (r *Runner) replaceKubernetes(ctx context.Context, rec *ServiceRecord, live
 		return fmt.Errorf("the Service %s was recreated at %s, outside the target %s: roll every apiserver to --service-cluster-ip-range=%s, delete it, and run renumber again", rec.key(), strings.Join(ClusterIPs(live), ","), to, to)
 	}
 	if kept {
-		if err := r.enterWithCopies(ctx, rec, true); err != nil {
+		if _, err := r.enterWithCopies(ctx, rec, rec.Bridge, true); err != nil {
 			return err
 		}
 		defer r.closeWindow()

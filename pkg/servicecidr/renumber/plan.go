@@ -149,7 +149,18 @@ func familyName(a netip.Addr) string {
 // bridgeName is the bridge Service's name for a Service: <name>-renumber-bridge,
 // shortened with a hash when that exceeds a DNS label.
 func bridgeName(name string) string {
-	const suffix = "-renumber-bridge"
+	return suffixed(name, "-renumber-bridge")
+}
+
+// holderName is the holder Service's name for a Service: <name>-renumber-holder,
+// shortened with a hash when that exceeds a DNS label.
+func holderName(name string) string {
+	return suffixed(name, "-renumber-holder")
+}
+
+// suffixed is name with suffix, its end replaced by a hash of it where the
+// whole would exceed a DNS label, so that two long names stay distinct.
+func suffixed(name, suffix string) string {
 	if len(name)+len(suffix) <= 63 {
 		return name + suffix
 	}
@@ -159,9 +170,10 @@ func bridgeName(name string) string {
 	return short + suffix
 }
 
-// bridgeDNS is the name the flipped Service's CNAME points at.
-func bridgeDNS(rec *ServiceRecord, domain string) string {
-	return fmt.Sprintf("%s.%s.svc.%s", bridgeName(rec.Name), rec.Namespace, domain)
+// serviceDNS is the cluster DNS name of the Service namespace/name, which a
+// flipped Service's CNAME points at.
+func serviceDNS(namespace, name, domain string) string {
+	return fmt.Sprintf("%s.%s.svc.%s", name, namespace, domain)
 }
 
 // Plan is what a renumber does, printed by `plan` and before `renumber` acts.
@@ -188,6 +200,7 @@ type PlannedService struct {
 	OldClusterIPs []string    `json:"oldClusterIPs,omitempty"`
 	NewClusterIPs []string    `json:"newClusterIPs,omitempty"`
 	Bridge        string      `json:"bridge,omitempty"`
+	Holder        string      `json:"holder,omitempty"`
 }
 
 // buildPlan lists every object and step of a renumber of c from st's ranges,
@@ -222,7 +235,7 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 		}
 		rec := recorded[svc.Namespace+"/"+svc.Name]
 		if rec != nil && rec.UID == svc.UID {
-			ps.Disposition, ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge = Move, rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge
+			ps.Disposition, ps.OldClusterIPs, ps.NewClusterIPs, ps.Bridge, ps.Holder = Move, rec.OldClusterIPs, rec.NewClusterIPs, rec.Bridge, rec.Holder
 			if equalIPs(ClusterIPs(svc), rec.NewClusterIPs) {
 				ps.Disposition = Moved
 			}
@@ -239,12 +252,13 @@ func buildPlan(c *cluster, st *State, includeLB bool) (*Plan, []ServiceRecord, e
 				Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID,
 				OldClusterIPs: ps.OldClusterIPs, NewClusterIPs: news,
 				Spec: *svc.Spec.DeepCopy(), ManagedFields: svc.ManagedFields,
+				Holder: holderName(svc.Name),
 			}
 			if st.CutOver == nil {
 				r.Bridge = bridgeName(svc.Name)
 			}
 			fresh = append(fresh, r)
-			ps.NewClusterIPs, ps.Bridge = news, r.Bridge
+			ps.NewClusterIPs, ps.Bridge, ps.Holder = news, r.Bridge, r.Holder
 		}
 		pl.Services = append(pl.Services, ps)
 	}
@@ -302,15 +316,7 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 		}
 		switch ps.Disposition {
 		case Move:
-			rec := ServiceRecord{Namespace: ps.Namespace, Name: ps.Name}
-			if ps.Bridge != "" {
-				add("Service %s/%s: type ExternalName -> %s; create Service %s/%s at %s; back to type %s at %s",
-					ps.Namespace, ps.Name, bridgeDNS(&rec, st.ClusterDomain), ps.Namespace, ps.Bridge,
-					strings.Join(ps.OldClusterIPs, ","), ps.Type, strings.Join(ps.NewClusterIPs, ","))
-			} else {
-				add("Service %s/%s: type ExternalName, back to type %s at %s (after the cut-over: no bridge keeps %s)",
-					ps.Namespace, ps.Name, ps.Type, strings.Join(ps.NewClusterIPs, ","), strings.Join(ps.OldClusterIPs, ","))
-			}
+			add("Service %s/%s: %s", ps.Namespace, ps.Name, moveSteps(ps, st.ClusterDomain))
 		case LoadBalancer:
 			add("Service %s/%s: type LoadBalancer, not moved (refused without --include-load-balancers: ExternalName would drop its load balancer)", ps.Namespace, ps.Name)
 		case Deleting:
@@ -328,6 +334,34 @@ func planSteps(c *cluster, st *State, pl *Plan, from, to Ranges) []string {
 	add("%smove every Service created in the old range meanwhile (no bridge after the cut-over)", done(past))
 	add("%sfinish (after the grace period): refuse while pods started before the cut-over (not hostNetwork) run; delete every bridge Service; delete ServiceCIDR %s once ServiceCIDR %s holds %s", done(st.Phase == PhaseFinished), TargetServiceCIDRName, DefaultServiceCIDRName, to)
 	return steps
+}
+
+// moveSteps are the steps that move the Service ps, as the plan prints them.
+func moveSteps(ps PlannedService, domain string) string {
+	var steps []string
+	add := func(format string, args ...any) { steps = append(steps, fmt.Sprintf(format, args...)) }
+	olds, news := strings.Join(ps.OldClusterIPs, ","), strings.Join(ps.NewClusterIPs, ",")
+	cname := ps.Bridge
+	if ps.Holder != "" {
+		add("create Service %s/%s at %s a kube-proxy sync ahead", ps.Namespace, ps.Holder, news)
+		cname = ps.Holder
+	}
+	add("type ExternalName -> %s", serviceDNS(ps.Namespace, cname, domain))
+	if ps.Bridge != "" {
+		add("create Service %s/%s at %s", ps.Namespace, ps.Bridge, olds)
+		if ps.Holder != "" {
+			add("ExternalName -> %s", serviceDNS(ps.Namespace, ps.Bridge, domain))
+		}
+	}
+	if ps.Holder != "" {
+		add("delete Service %s/%s", ps.Namespace, ps.Holder)
+	}
+	add("back to type %s at %s", ps.Type, news)
+	out := strings.Join(steps, "; ")
+	if ps.Bridge == "" {
+		out += fmt.Sprintf(" (after the cut-over: no bridge keeps %s)", olds)
+	}
+	return out
 }
 
 // leftToOperator lists what the renumber leaves to the operator and the apiservers.

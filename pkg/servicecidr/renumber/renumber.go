@@ -322,6 +322,9 @@ func (r *Runner) moveAll(ctx context.Context, st *State) error {
 				return err
 			}
 		}
+		if err := r.ensureHolders(ctx, st, c); err != nil {
+			return err
+		}
 		for i := range st.Services {
 			if err := r.moveService(ctx, st, &st.Services[i]); err != nil {
 				return err
@@ -329,6 +332,9 @@ func (r *Runner) moveAll(ctx context.Context, st *State) error {
 		}
 		if len(fresh) == 0 {
 			r.closeWindow()
+			if err := r.deleteHolders(ctx, st); err != nil {
+				return err
+			}
 			return r.waitAdopted(ctx, st)
 		}
 	}
@@ -348,7 +354,11 @@ func (r *Runner) getRecorded(ctx context.Context, rec *ServiceRecord) (*corev1.S
 }
 
 // moveService takes one recorded Service to its new addresses, from whatever
-// step a previous run reached.
+// step a previous run reached. With a holder, the name never resolves to an
+// address kube-proxy does not serve: the flip makes it a CNAME to the holder,
+// which has served the new addresses since a sync before; the bridge takes
+// the old addresses; the CNAME turns to the bridge; and the holder's delete
+// and the Service's return to the new addresses land in one sync.
 func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
 	if live == nil || err != nil {
@@ -369,11 +379,15 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 			}
 		}
 		if rec.Bridge != "" {
-			if err := r.enterWithCopies(ctx, rec, isDNS(live)); err != nil {
+			if _, err := r.enterWithCopies(ctx, rec, rec.Bridge, isDNS(live)); err != nil {
 				return err
 			}
 		}
-		if live, err = r.toExternalName(ctx, st, rec, live); err != nil {
+		target := rec.Bridge
+		if rec.Holder != "" {
+			target = rec.Holder
+		}
+		if live, err = r.toExternalName(ctx, st, rec, live, target); err != nil {
 			return err
 		}
 	} else if rec.Bridge != "" {
@@ -387,54 +401,67 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 		if err := r.ensureBridge(ctx, st, rec); err != nil {
 			return err
 		}
+		if live, err = r.retarget(ctx, st, rec, live, rec.Bridge); err != nil {
+			return err
+		}
+	}
+	if rec.Holder != "" {
+		if err := r.deleteHolder(ctx, rec); err != nil {
+			return err
+		}
 	}
 	return r.restore(ctx, st, rec, live, rec.NewClusterIPs, true)
 }
 
-// enterWithCopies writes the copies of rec's EndpointSlices for its bridge
-// and enters a window (see window) with room left for its flip and its
-// bridge, critical asking for a window of its own. The last copy is written
+// enterWithCopies writes the copies of rec's EndpointSlices for the Service
+// name that stands in for it (its bridge; in a rollback, its holder) and
+// enters a window (see window) with room left for its flip and what follows
+// it, critical asking for a window of its own. The last copy is written
 // after the others, as the window's primer when it opens one, so that a
 // window starts with one request however many slices a Service has. When
 // the window has no room left after it, the copy is deleted and written
 // again as the next one's primer: no flip starts after a window's budget. A
 // Service without EndpointSlices needs no window: its old address refuses
-// with or without its bridge.
-func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, critical bool) error {
-	copies, err := r.bridgeCopies(ctx, rec)
+// with or without its bridge. It tells whether it entered a window.
+func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, name string, critical bool) (bool, error) {
+	copies, err := r.copiesFor(ctx, rec, name)
 	if err != nil || len(copies) == 0 {
-		return err
+		return false, err
 	}
 	last := copies[len(copies)-1:]
-	if _, err := r.writeCopies(ctx, rec, copies[:len(copies)-1]); err != nil {
-		return err
+	if _, err := r.writeCopies(ctx, rec, name, copies[:len(copies)-1]); err != nil {
+		return false, err
 	}
 	prime := func() (bool, error) {
-		n, err := r.writeCopies(ctx, rec, last)
+		n, err := r.writeCopies(ctx, rec, name, last)
 		return n > 0, err
 	}
 	if err := r.enter(ctx, rec.key(), critical, prime); err != nil {
-		return err
+		return false, err
 	}
 	if !r.roomLeft() {
 		if err := r.deleteCopy(ctx, last[0]); err != nil {
-			return err
+			return false, err
 		}
 		if err := r.openWindow(ctx, rec.key(), prime); err != nil {
-			return err
+			return false, err
 		}
 	}
 	r.admit()
-	return nil
+	return true, nil
 }
 
-// toExternalName flips a Service to ExternalName, a CNAME to its bridge: its
-// ClusterIPs are released, its name keeps resolving.
-func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service) (*corev1.Service, error) {
+// toExternalName flips a Service to ExternalName, a CNAME to the Service
+// target (its holder or its bridge): its ClusterIPs are released, its name
+// keeps resolving.
+func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service, target string) (*corev1.Service, error) {
+	if target == "" {
+		target = bridgeName(rec.Name) // no Service stands in: the name does not resolve until the restore
+	}
 	u := live.DeepCopy()
 	u.Spec = corev1.ServiceSpec{
 		Type:         corev1.ServiceTypeExternalName,
-		ExternalName: bridgeDNS(rec, st.ClusterDomain),
+		ExternalName: serviceDNS(rec.Namespace, target, st.ClusterDomain),
 		Selector:     rec.Spec.Selector,
 		Ports:        plainPorts(rec.Spec.Ports),
 	}
@@ -443,6 +470,23 @@ func (r *Runner) toExternalName(ctx context.Context, st *State, rec *ServiceReco
 		return nil, fmt.Errorf("flipping Service %s to type ExternalName: %w", rec.key(), err)
 	}
 	return updated, r.step("Service %s: type ExternalName -> %s (released %s)", rec.key(), u.Spec.ExternalName, strings.Join(ClusterIPs(live), ","))
+}
+
+// retarget turns the CNAME of live, flipped to ExternalName, to the Service
+// target, unless it points there already: the Service it pointed at is
+// deleted next.
+func (r *Runner) retarget(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service, target string) (*corev1.Service, error) {
+	name := serviceDNS(rec.Namespace, target, st.ClusterDomain)
+	if live.Spec.ExternalName == name {
+		return live, nil
+	}
+	u := live.DeepCopy()
+	u.Spec.ExternalName = name
+	updated, err := r.client.CoreV1().Services(rec.Namespace).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, fmt.Errorf("pointing Service %s at %s: %w", rec.key(), target, err)
+	}
+	return updated, r.step("Service %s: ExternalName -> %s", rec.key(), name)
 }
 
 // plainPorts are ports without node ports, for an ExternalName or bridge Service.
@@ -488,20 +532,25 @@ func (r *Runner) ensureBridge(ctx context.Context, st *State, rec *ServiceRecord
 	return r.step("Service %s/%s: bridge created at %s", rec.Namespace, rec.Bridge, strings.Join(rec.OldClusterIPs, ","))
 }
 
-// newBridge is the bridge Service of rec at its old addresses, with its
-// ports without node ports, IP families and session affinity, and no
-// selector: the apiservers' service-bridge controller gives it copies of the
-// moved Service's EndpointSlices.
+// newBridge is the bridge Service of rec at its old addresses.
 func newBridge(rec *ServiceRecord) *corev1.Service {
+	return standIn(rec, rec.Bridge, rec.OldClusterIPs)
+}
+
+// standIn is a Service name that stands in for rec at ips (its bridge or its
+// holder), with its ports without node ports, IP families and session
+// affinity, and no selector: the apiservers' service-bridge controller gives
+// it copies of rec's EndpointSlices.
+func standIn(rec *ServiceRecord, name string, ips []string) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: rec.Bridge, Namespace: rec.Namespace,
+			Name: name, Namespace: rec.Namespace,
 			Labels: map[string]string{BridgeLabel: rec.Name},
 		},
 		Spec: corev1.ServiceSpec{
 			Type:                     corev1.ServiceTypeClusterIP,
-			ClusterIP:                rec.OldClusterIPs[0],
-			ClusterIPs:               rec.OldClusterIPs,
+			ClusterIP:                ips[0],
+			ClusterIPs:               ips,
 			IPFamilies:               rec.Spec.IPFamilies,
 			IPFamilyPolicy:           rec.Spec.IPFamilyPolicy,
 			Ports:                    plainPorts(rec.Spec.Ports),

@@ -104,6 +104,12 @@ type ServiceRecord struct {
 	// Bridge is the bridge Service's name; empty when the Service moved after
 	// the cut-over, when no bridge can take its old address.
 	Bridge string `json:"bridge,omitempty"`
+	// Holder is the holder Service's name: it takes NewClusterIPs a
+	// kube-proxy sync before the move, so that they answer before the
+	// Service's name resolves to them, and frees them just before the
+	// Service takes them. Empty when refused, or recorded by an earlier
+	// version of the tool.
+	Holder string `json:"holder,omitempty"`
 }
 
 func (r *ServiceRecord) key() string { return r.Namespace + "/" + r.Name }

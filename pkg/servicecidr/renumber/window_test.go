@@ -29,6 +29,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -52,14 +53,20 @@ const latency = 20 * time.Millisecond
 const followUp = 200 * time.Millisecond
 
 // event is a request or pause on the fake clock: a change kube-proxy sees
-// (copy, uncopy, flip, bridge, restore, delete or recreate of a Service) when it was made, a
-// pause (sleep) at the time it began, or another request.
+// (copy, uncopy, hold, unhold, flip, bridge, restore, delete or recreate of
+// a Service) when it was made, a change it does not (retarget), a pause
+// (sleep) at the time it began, or another request.
 type event struct {
 	// start and at are when the request was sent and when it was made.
 	start, at time.Time
 	kind      string
 	key       string // namespace/name of the moved Service
 	d         time.Duration
+	// obj is the namespace/name of the Service a Service request acted on;
+	// ips its ClusterIPs after it, cname the namespace/name its
+	// ExternalName points at.
+	obj, cname string
+	ips        []string
 }
 
 // timeline is a fake cluster on a fake clock that records every request and pause.
@@ -74,7 +81,7 @@ type timeline struct {
 // visible tells whether kube-proxy sees e.
 func (e event) visible() bool {
 	switch e.kind {
-	case "copy", "uncopy", "flip", "bridge", "restore", "delete", "recreate":
+	case "copy", "uncopy", "hold", "unhold", "flip", "bridge", "restore", "delete", "recreate":
 		return true
 	}
 	return false
@@ -132,18 +139,30 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 		case *discoveryv1.EndpointSlice:
 			e.kind, e.key = "copy", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-bridge")
 		case *corev1.Service:
-			if o.Labels[BridgeLabel] != "" {
+			e.obj, e.ips = o.Namespace+"/"+o.Name, o.Spec.ClusterIPs
+			switch {
+			case strings.HasSuffix(o.Name, "-renumber-holder"):
+				e.kind, e.key = "hold", o.Namespace+"/"+o.Labels[BridgeLabel]
+				tl.mirror(o)
+			case o.Labels[BridgeLabel] != "":
 				e.kind, e.key = "bridge", o.Namespace+"/"+o.Labels[BridgeLabel]
 				tl.adopt(o.Namespace, o.Name)
-			} else {
+			default:
 				e.kind, e.key = "recreate", o.Namespace+"/"+o.Name
 			}
 		}
 	case "update":
 		if o, ok := a.(k8stesting.UpdateAction).GetObject().(*corev1.Service); ok {
-			e.kind, e.key = "restore", o.Namespace+"/"+o.Name
+			e.kind, e.key, e.obj, e.ips = "restore", o.Namespace+"/"+o.Name, o.Namespace+"/"+o.Name, o.Spec.ClusterIPs
 			if o.Spec.Type == corev1.ServiceTypeExternalName {
-				e.kind = "flip"
+				e.kind, e.ips = "flip", nil
+				if labels := strings.SplitN(o.Spec.ExternalName, ".", 3); len(labels) == 3 {
+					e.cname = labels[1] + "/" + labels[0]
+				}
+				cur, err := tl.client.Tracker().Get(corev1.SchemeGroupVersion.WithResource("services"), o.Namespace, o.Name)
+				if err == nil && cur.(*corev1.Service).Spec.Type == corev1.ServiceTypeExternalName {
+					e.kind = "retarget"
+				}
 			}
 		}
 	case "delete":
@@ -152,7 +171,11 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 		case "endpointslices":
 			e.kind, e.key = "uncopy", name[:strings.LastIndex(name, "-renumber-bridge")]
 		case "services":
-			e.kind, e.key = "delete", strings.TrimSuffix(name, "-renumber-bridge")
+			e.kind, e.key, e.obj = "delete", strings.TrimSuffix(name, "-renumber-bridge"), name
+			if strings.HasSuffix(name, "-renumber-holder") {
+				e.kind, e.key = "unhold", strings.TrimSuffix(name, "-renumber-holder")
+				tl.unmirror(a.GetNamespace(), a.(k8stesting.DeleteAction).GetName())
+			}
 		}
 	}
 	tl.now = tl.now.Add(tl.slow[e.kind+" "+e.key])
@@ -174,6 +197,47 @@ func (tl *timeline) adopt(ns, bridge string) {
 		if s.Labels[discoveryv1.LabelServiceName] == bridge {
 			s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: bridge, UID: "bridge", Controller: ptr.To(true)}}
 			if err := tl.client.Tracker().Update(gvr, s, ns); err != nil {
+				panic(err)
+			}
+		}
+	}
+}
+
+// mirror writes the copies of a holder's Service's EndpointSlices, owned by
+// it, or adopts those written ahead, as the apiservers' service-bridge
+// controller would.
+func (tl *timeline) mirror(holder *corev1.Service) {
+	gvr := discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+	l, err := tl.client.Tracker().List(gvr, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), holder.Namespace)
+	if err != nil {
+		panic(err)
+	}
+	var sources []*discoveryv1.EndpointSlice
+	for i := range l.(*discoveryv1.EndpointSliceList).Items {
+		sources = append(sources, &l.(*discoveryv1.EndpointSliceList).Items[i])
+	}
+	owner := &metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: holder.Name, UID: "holder", Controller: ptr.To(true)}
+	for _, c := range servicebridge.Mirror(holder.Namespace, holder.Name, owner, holder.Labels[BridgeLabel], sources) {
+		err := tl.client.Tracker().Create(gvr, c, holder.Namespace)
+		if apierrors.IsAlreadyExists(err) {
+			err = tl.client.Tracker().Update(gvr, c, holder.Namespace) // written ahead: adopted
+		}
+		if err != nil {
+			panic(err)
+		}
+	}
+}
+
+// unmirror deletes the copies a deleted holder owned, as the garbage collector would.
+func (tl *timeline) unmirror(ns, holder string) {
+	gvr := discoveryv1.SchemeGroupVersion.WithResource("endpointslices")
+	l, err := tl.client.Tracker().List(gvr, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), ns)
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range l.(*discoveryv1.EndpointSliceList).Items {
+		if adopted(&s, holder) {
+			if err := tl.client.Tracker().Delete(gvr, ns, s.Name); err != nil {
 				panic(err)
 			}
 		}
@@ -325,6 +389,108 @@ func checkWindows(t *testing.T, events []event, free, take string, keys []string
 	return len(primers)
 }
 
+// dnsEntry is what cluster DNS holds for a Service: its addresses, or the
+// namespace/name of the Service its CNAME points at.
+type dnsEntry struct {
+	ips   []string
+	cname string
+}
+
+// names is what cluster DNS holds for each Service of tl's cluster now.
+func (tl *timeline) names(t *testing.T) map[string]dnsEntry {
+	t.Helper()
+	l, err := tl.client.Tracker().List(corev1.SchemeGroupVersion.WithResource("services"), corev1.SchemeGroupVersion.WithKind("Service"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]dnsEntry{}
+	for _, svc := range l.(*corev1.ServiceList).Items {
+		e := dnsEntry{ips: svc.Spec.ClusterIPs}
+		if svc.Spec.Type == corev1.ServiceTypeExternalName {
+			labels := strings.SplitN(svc.Spec.ExternalName, ".", 3)
+			e = dnsEntry{cname: labels[1] + "/" + labels[0]}
+		}
+		out[svc.Namespace+"/"+svc.Name] = e
+	}
+	return out
+}
+
+// checkNames checks, from the events of a run that began with DNS holding
+// start, that at every moment each of keys resolves, through its CNAME if
+// it has one, to addresses kube-proxy served from its last sync (every
+// address of start before the first): no name ever answers nothing or an
+// address that reaches nothing.
+func checkNames(t *testing.T, start map[string]dnsEntry, events []event, keys []string) {
+	t.Helper()
+	dns := map[string]dnsEntry{}
+	served := map[string]bool{}
+	for k, e := range start {
+		dns[k] = e
+		for _, ip := range e.ips {
+			served[ip] = true
+		}
+	}
+	var changes []time.Time
+	for _, e := range events {
+		if e.visible() {
+			changes = append(changes, e.at)
+		}
+	}
+	syncs := proxySyncs(changes, windowPeriod)
+	failed := map[string]bool{}
+	check := func(at time.Time, after string) {
+		for _, key := range keys {
+			if failed[key] {
+				continue
+			}
+			e, ok := dns[key]
+			why := ""
+			switch {
+			case !ok:
+				why = "does not exist"
+			case e.cname != "":
+				target, ok := dns[e.cname]
+				if !ok || target.cname != "" {
+					why = "is a CNAME to " + e.cname + ", which has no address"
+				}
+				e = target
+			}
+			for _, ip := range e.ips {
+				if why == "" && !served[ip] {
+					why = "resolves to " + ip + ", which kube-proxy does not serve yet"
+				}
+			}
+			if why != "" {
+				failed[key] = true
+				t.Errorf("Service %s %s at %s, after %s", key, why, clock(at), after)
+			}
+		}
+	}
+	for _, e := range events {
+		for len(syncs) > 0 && syncs[0].Before(e.at) {
+			served = map[string]bool{}
+			for _, d := range dns {
+				for _, ip := range d.ips {
+					served[ip] = true
+				}
+			}
+			check(syncs[0], "a kube-proxy sync")
+			syncs = syncs[1:]
+		}
+		switch e.kind {
+		case "hold", "bridge", "recreate", "restore":
+			dns[e.obj] = dnsEntry{ips: e.ips}
+		case "flip", "retarget":
+			dns[e.obj] = dnsEntry{cname: e.cname}
+		case "unhold", "delete":
+			delete(dns, e.obj)
+		default:
+			continue
+		}
+		check(e.at, e.kind+" of "+e.obj)
+	}
+}
+
 func sortTimes(ts []time.Time) {
 	for i := 1; i < len(ts); i++ {
 		for j := i; j > 0 && ts[j].Before(ts[j-1]); j-- {
@@ -377,10 +543,11 @@ func windowLines(log string) (windows, services int) {
 func TestWindows(t *testing.T) {
 	ctx := context.Background()
 	tl := newTimeline(12)
-	tl.slow = map[string]time.Duration{"copy apps/s03": 300 * time.Millisecond}
+	tl.slow = map[string]time.Duration{"copy apps/s02": 300 * time.Millisecond}
 	var log bytes.Buffer
 	r := tl.runner(0, &log)
 	st := newState()
+	start := tl.names(t)
 	if err := r.moveAll(ctx, st); err != nil {
 		t.Fatalf("moveAll: %v\n%s", err, log.String())
 	}
@@ -392,19 +559,24 @@ func TestWindows(t *testing.T) {
 		t.Fatalf("recorded %v, want 13 Services", keys)
 	}
 	n := checkWindows(t, tl.events, "flip", "bridge", keys)
+	checkWindows(t, tl.events, "unhold", "restore", keys)
+	checkNames(t, start, tl.events, keys)
 	if windows, services := windowLines(log.String()); windows != n || services != len(keys) || n < 4 {
 		t.Errorf("log reports %d windows of %d Services; want the %d windows seen (4 or more) and %d Services\n%s", windows, services, n, len(keys), log.String())
 	}
-	if !strings.Contains(log.String(), "EndpointSlice apps/s03-renumber-bridge-00000 deleted, to be written again") {
-		t.Errorf("the copy of s03, which took the rest of its window, was not written again in the next\n%s", log.String())
+	if !strings.Contains(log.String(), "EndpointSlice apps/s02-renumber-bridge-00000 deleted, to be written again") {
+		t.Errorf("the copy of s02, which took the rest of its window, was not written again in the next\n%s", log.String())
 	}
 
 	tl.events = nil
 	log.Reset()
+	start = tl.names(t)
 	if _, err := tl.runner(0, &log).Rollback(ctx); err != nil {
 		t.Fatalf("rollback: %v\n%s", err, log.String())
 	}
 	n = checkWindows(t, tl.events, "delete", "restore", keys)
+	checkWindows(t, tl.events, "flip", "hold", keys)
+	checkNames(t, start, tl.events, keys)
 	if windows, services := windowLines(log.String()); windows != n || services != len(keys) {
 		t.Errorf("rollback log reports %d windows of %d Services; want %d and %d\n%s", windows, services, n, len(keys), log.String())
 	}

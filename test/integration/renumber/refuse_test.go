@@ -64,6 +64,20 @@ func TestRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// takeName creates a Service named name in default until undone.
+	takeName := func(name string) func(t *testing.T) func() {
+		return func(t *testing.T) func() {
+			if _, err := s.Client.CoreV1().Services("default").Create(ctx, svc("default", name, nil), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			return func() {
+				if err := s.Client.CoreV1().Services("default").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+
 	for _, tc := range []struct {
 		name  string
 		to    string
@@ -112,17 +126,8 @@ func TestRefusals(t *testing.T) {
 					}
 				}
 			}},
-		{name: "a bridge's name taken", to: target, want: "Services default/c1-renumber-bridge hold the names of bridges the renumber needs",
-			setup: func(t *testing.T) func() {
-				if _, err := s.Client.CoreV1().Services("default").Create(ctx, svc("default", "c1-renumber-bridge", nil), metav1.CreateOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				return func() {
-					if err := s.Client.CoreV1().Services("default").Delete(ctx, "c1-renumber-bridge", metav1.DeleteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}},
+		{name: "a bridge's name taken", to: target, want: "Services default/c1-renumber-bridge hold the names the renumber needs for bridges and holders", setup: takeName("c1-renumber-bridge")},
+		{name: "a holder's name taken", to: target, want: "Services default/c1-renumber-holder hold the names the renumber needs for bridges and holders", setup: takeName("c1-renumber-holder")},
 		{name: "another renumber in progress", to: "10.200.0.0/17,fd00:10:200::/109", want: "a renumber from " + oldRange + " to " + target + " is in progress (phase Moving)",
 			setup: func(t *testing.T) func() {
 				r := renumber.New(s.Client, renumber.Options{KubeProxySyncPeriod: shortSync, To: mustRanges(t, target), AfterStep: killAfterFirst()})

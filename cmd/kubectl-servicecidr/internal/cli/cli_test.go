@@ -215,7 +215,7 @@ func TestPlanMovesKubernetes(t *testing.T) {
 	if _, err := client.CoreV1().Services("default").Create(context.Background(), taken, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code = runWith(t, client, "plan", "--to", target); code != 1 || !strings.Contains(errOut, "default/kubernetes-renumber-bridge hold the names of bridges") {
+	if _, errOut, code = runWith(t, client, "plan", "--to", target); code != 1 || !strings.Contains(errOut, "default/kubernetes-renumber-bridge hold the names the renumber needs for bridges") {
 		t.Errorf("plan with the bridge's name taken: exit %d, %q", code, errOut)
 	}
 }
