@@ -443,7 +443,7 @@ func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, name s
 		if err := r.deleteCopy(ctx, last[0]); err != nil {
 			return false, err
 		}
-		if err := r.openWindow(ctx, rec.key(), prime); err != nil {
+		if err := r.openWindow(ctx, rec.key(), false, prime); err != nil {
 			return false, err
 		}
 	}

@@ -30,6 +30,10 @@ const defaultKubeProxySyncPeriod = time.Second
 // to start: the primer's watch event reaches kube-proxy well within it.
 const settle = 200 * time.Millisecond
 
+// ownMargin is what a window of its own (see ownSettle) leaves of its budget
+// for its Service's requests.
+const ownMargin = 150 * time.Millisecond
+
 // idleMargin is what a pause adds to two sync periods: kube-controller-manager
 // writes a restored Service's EndpointSlices within about 200 ms of the
 // restore, and each of the two syncs that may follow runs for a while and
@@ -96,7 +100,17 @@ func (r *Runner) enter(ctx context.Context, key string, fresh bool, change func(
 		_, err := change()
 		return err
 	}
-	return r.openWindow(ctx, key, change)
+	return r.openWindow(ctx, key, fresh, change)
+}
+
+// ownSettle is how long a window of its own waits after its primer: all of
+// its budget but ownMargin, as it takes no other Service. Its Service's
+// requests then still land before kube-proxy's next sync however late in
+// the wait the primer's sync starts; a primer's watch event slowed on its way
+// to kube-proxy (a loaded control plane, another apiserver) is what a short
+// settle would let fall between them.
+func (r *Runner) ownSettle() time.Duration {
+	return max(r.budget()-ownMargin, settle)
 }
 
 // roomLeft tells whether the open window may take a Service's freeing
@@ -122,8 +136,9 @@ func (r *Runner) admit() {
 }
 
 // openWindow closes the open window, pauses until kube-proxy is idle, makes
-// primer for the Service key and waits for kube-proxy's sync to start.
-func (r *Runner) openWindow(ctx context.Context, key string, primer func() (bool, error)) error {
+// primer for the Service key and waits for kube-proxy's sync to start, the
+// longer when the window is the Service's own.
+func (r *Runner) openWindow(ctx context.Context, key string, own bool, primer func() (bool, error)) error {
 	r.closeWindow()
 	pause := r.idleAfter()
 	if !r.lastChange.IsZero() {
@@ -145,6 +160,9 @@ func (r *Runner) openWindow(ctx context.Context, key string, primer func() (bool
 		return nil
 	}
 	r.win.primed = true
+	if own {
+		return r.sleep(ctx, r.ownSettle())
+	}
 	return r.sleep(ctx, settle)
 }
 

@@ -651,6 +651,18 @@ func TestKubernetesWindow(t *testing.T) {
 	}
 	checkWindows(t, tl.events, "delete", "bridge", []string{"default/kubernetes"})
 	logHas(t, log.String(), "window 1: 1 Services", "window 2: Service default/kubernetes primes kube-proxy", "window 2: 1 Services")
+	// its own window waits out all of its budget but ownMargin after the primer
+	var settled time.Duration
+	for _, e := range tl.events {
+		switch {
+		case e.kind == "sleep":
+			settled = e.d
+		case e.kind == "delete" && e.key == "default/kubernetes":
+			if want := windowPeriod*3/5 - ownMargin; settled != want {
+				t.Errorf("the kubernetes Service's window waited %s after its primer; want %s", settled, want)
+			}
+		}
+	}
 }
 
 // TestKubernetesBackWindow checks a rollback puts the `kubernetes` Service,
