@@ -181,6 +181,9 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("the renumber is past its cut-over (phase %s): ServiceCIDR %s is being deleted and takes no address again; renumber back with --to %s once the apiservers serve it",
 			st.Phase, DefaultServiceCIDRName, strings.Join(st.From, ","))
 	}
+	if r.pacing() {
+		defer r.follow(ctx)()
+	}
 	if st.Phase != PhaseRollingBack {
 		st.Phase = PhaseRollingBack
 		if err := r.store.save(ctx, st); err != nil {

@@ -83,6 +83,11 @@ type Runner struct {
 	// lastChange is when this run last changed the cluster, from which a
 	// window's pause is counted.
 	lastChange time.Time
+	// act follows the changes anyone makes to Services and EndpointSlices
+	// while a renumber or rollback runs with windows; nil otherwise.
+	act *activity
+	// follow starts act and returns its stop; tests on a fake clock replace it.
+	follow func(context.Context) (stop func())
 }
 
 // New returns a Runner acting through client.
@@ -99,7 +104,9 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 	if opts.KubeProxySyncPeriod == 0 {
 		opts.KubeProxySyncPeriod = defaultKubeProxySyncPeriod
 	}
-	return &Runner{client: client, opts: opts, store: store{client: client}, sleep: sleep}
+	r := &Runner{client: client, opts: opts, store: store{client: client}, sleep: sleep}
+	r.follow = r.followActivity
+	return r
 }
 
 // step reports a change made and lets a test stop the run after it.
@@ -200,6 +207,9 @@ func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
 	c, st, err := r.prepare(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if r.pacing() {
+		defer r.follow(ctx)()
 	}
 	if _, _, err := buildPlan(c, st, r.opts.IncludeLoadBalancers); err != nil {
 		return nil, err

@@ -140,17 +140,12 @@ func (r *Runner) admit() {
 // longer when the window is the Service's own.
 func (r *Runner) openWindow(ctx context.Context, key string, own bool, primer func() (bool, error)) error {
 	r.closeWindow()
-	pause := r.idleAfter()
-	if !r.lastChange.IsZero() {
-		pause -= r.opts.Now().Sub(r.lastChange)
-	}
-	if pause > 0 {
-		if err := r.sleep(ctx, pause); err != nil {
-			return err
-		}
+	pause, note, err := r.pauseUntilIdle(ctx)
+	if err != nil {
+		return err
 	}
 	r.win = window{n: r.win.n + 1, start: r.opts.Now()}
-	fmt.Fprintf(r.opts.Log, "window %d: Service %s primes kube-proxy after a pause of %s\n", r.win.n, key, max(pause, 0).Round(time.Millisecond))
+	fmt.Fprintf(r.opts.Log, "window %d: Service %s primes kube-proxy after a pause of %s%s\n", r.win.n, key, pause.Round(time.Millisecond), note)
 	changed, err := primer()
 	if err != nil {
 		return err
@@ -165,6 +160,43 @@ func (r *Runner) openWindow(ctx context.Context, key string, own bool, primer fu
 	}
 	return r.sleep(ctx, settle)
 }
+
+// pauseUntilIdle sleeps until kube-proxy is idle: idleAfter since the
+// latest change to a Service or EndpointSlice, the tool's own or, when the
+// run follows them, anyone's; the whole of it when the run has made none.
+// It waits at most maxIdleWaits idle periods, as in a cluster that never
+// stops changing kube-proxy is never idle. It returns how long it paused
+// and, when another's change made it wait longer, a note for the log.
+func (r *Runner) pauseUntilIdle(ctx context.Context) (time.Duration, string, error) {
+	start := r.opts.Now()
+	base := r.lastChange
+	if base.IsZero() {
+		base = start
+	}
+	for {
+		since, what := base, ""
+		// another's change, or a follow-up of the tool's own later than idleMargin covers
+		if t, w := r.act.latest(); t.After(base.Add(idleMargin)) {
+			since, what = t, w
+		}
+		paused := r.opts.Now().Sub(start)
+		rest := r.idleAfter() - r.opts.Now().Sub(since)
+		switch {
+		case rest <= 0 && what != "":
+			return paused, fmt.Sprintf(" (idle after %s)", what), nil
+		case rest <= 0:
+			return paused, "", nil
+		case paused+rest > maxIdleWaits*r.idleAfter():
+			return paused, fmt.Sprintf(" (not idle: %s changed %s before)", what, r.opts.Now().Sub(since).Round(time.Millisecond)), nil
+		}
+		if err := r.sleep(ctx, rest); err != nil {
+			return 0, "", err
+		}
+	}
+}
+
+// maxIdleWaits is how many idle periods a window waits at most for kube-proxy to be idle.
+const maxIdleWaits = 3
 
 // closeWindow reports the open window, if any, and closes it.
 func (r *Runner) closeWindow() {

@@ -272,6 +272,8 @@ func (tl *timeline) runner(period time.Duration, log *bytes.Buffer) *Runner {
 		tl.now = tl.now.Add(d)
 		return nil
 	}
+	// the fake clock sees only the run's own changes
+	r.follow = func(context.Context) func() { return func() {} }
 	return r
 }
 
