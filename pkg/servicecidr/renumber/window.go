@@ -64,6 +64,8 @@ type window struct {
 	primed bool
 	// services counts the Services whose two requests fell in the window.
 	services int
+	// own is true for a window of its own: it takes no other Service.
+	own bool
 }
 
 // pacing tells whether Services move in windows: a kube-proxy sync period
@@ -115,7 +117,7 @@ func (r *Runner) ownSettle() time.Duration {
 
 // roomLeft tells whether the open window may take a Service's freeing
 // request now: always for the Service its primer was for, else while the
-// window is primed and within its budget.
+// window is primed, not its Service's own and within its budget.
 func (r *Runner) roomLeft() bool {
 	switch {
 	case !r.pacing():
@@ -124,6 +126,8 @@ func (r *Runner) roomLeft() bool {
 		return false
 	case r.win.services == 0:
 		return true
+	case r.win.own:
+		return false
 	}
 	return r.win.primed && r.opts.Now().Sub(r.win.start) < r.budget()
 }
@@ -144,7 +148,7 @@ func (r *Runner) openWindow(ctx context.Context, key string, own bool, primer fu
 	if err != nil {
 		return err
 	}
-	r.win = window{n: r.win.n + 1, start: r.opts.Now()}
+	r.win = window{n: r.win.n + 1, start: r.opts.Now(), own: own}
 	fmt.Fprintf(r.opts.Log, "window %d: Service %s primes kube-proxy after a pause of %s%s\n", r.win.n, key, pause.Round(time.Millisecond), note)
 	changed, err := primer()
 	if err != nil {

@@ -45,7 +45,8 @@ import (
 // default, which a runner of period 0 takes.
 const windowPeriod = time.Second
 
-// latency is how long each request takes on the fake clock.
+// latency is how long each request takes on the fake clock, unless the
+// timeline says otherwise.
 const latency = 20 * time.Millisecond
 
 // followUp is how long after a Service's restore kube-controller-manager
@@ -74,6 +75,8 @@ type timeline struct {
 	client *fake.Clientset
 	now    time.Time
 	events []event
+	// latency, when set, is how long each request takes instead.
+	latency time.Duration
 	// slow adds time to the requests of a kind for a Service ("copy apps/s03").
 	slow map[string]time.Duration
 }
@@ -132,7 +135,11 @@ func newTimeline(n int) *timeline {
 // react advances the clock by one request and records it.
 func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 	e := event{start: tl.now, kind: a.GetVerb() + " " + a.GetResource().Resource}
-	tl.now = tl.now.Add(latency)
+	if tl.latency > 0 {
+		tl.now = tl.now.Add(tl.latency)
+	} else {
+		tl.now = tl.now.Add(latency)
+	}
 	switch a.GetVerb() {
 	case "create":
 		switch o := a.(k8stesting.CreateAction).GetObject().(type) {
@@ -665,6 +672,21 @@ func TestKubernetesWindow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDNSWindowAlone checks the DNS Service's window, which waits longer
+// after its primer, takes no other Service after it, even with requests
+// quick enough for another to fit in its budget.
+func TestDNSWindowAlone(t *testing.T) {
+	tl := newTimeline(1)
+	tl.latency = 5 * time.Millisecond
+	tl.add(t, pacedService("zz", "after", "10.96.0.99", nil), pacedSlice("zz", "after", 0))
+	var log bytes.Buffer
+	st := newState()
+	if err := tl.runner(windowPeriod, &log).moveAll(context.Background(), st); err != nil {
+		t.Fatalf("moveAll: %v\n%s", err, log.String())
+	}
+	logHas(t, log.String(), "window 2: Service kube-system/kube-dns primes kube-proxy", "window 2: 1 Services", "window 3: Service zz/after primes kube-proxy")
 }
 
 // TestKubernetesBackWindow checks a rollback puts the `kubernetes` Service,
