@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -426,11 +427,11 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 // enterWithCopies writes the copies of rec's EndpointSlices for the Service
 // name that stands in for it (its bridge; in a rollback, its holder) and
 // enters a window (see window) with room left for its flip and what follows
-// it, critical asking for a window of its own. The last copy is written
-// after the others, as the window's primer when it opens one, so that a
-// window starts with one request however many slices a Service has. When
-// the window has no room left after it, the copy is deleted and written
-// again as the next one's primer: no flip starts after a window's budget. A
+// it, critical asking for a window of its own. The last copy of each address
+// type is written after the others, as the window's primer when it opens
+// one, so that a window starts with one request per IP family however many
+// slices a Service has. When the window has no room left after them, they
+// are deleted and written again as the next one's primer: no flip starts after a window's budget. A
 // Service without EndpointSlices needs no window: its old address refuses
 // with or without its bridge. It tells whether it entered a window.
 func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, name string, critical bool) (bool, error) {
@@ -438,20 +439,22 @@ func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, name s
 	if err != nil || len(copies) == 0 {
 		return false, err
 	}
-	last := copies[len(copies)-1:]
-	if _, err := r.writeCopies(ctx, rec, name, copies[:len(copies)-1]); err != nil {
+	ahead, last := primers(copies)
+	if _, err := r.writeCopies(ctx, rec, name, ahead); err != nil {
 		return false, err
 	}
 	prime := func() (bool, error) {
 		n, err := r.writeCopies(ctx, rec, name, last)
-		return n > 0, err
+		return n == len(last), err
 	}
 	if err := r.enter(ctx, rec.key(), critical, prime); err != nil {
 		return false, err
 	}
 	if !r.roomLeft() {
-		if err := r.deleteCopy(ctx, last[0]); err != nil {
-			return false, err
+		for _, s := range last {
+			if err := r.deleteCopy(ctx, s); err != nil {
+				return false, err
+			}
 		}
 		if err := r.openWindow(ctx, rec.key(), false, prime); err != nil {
 			return false, err
@@ -459,6 +462,26 @@ func (r *Runner) enterWithCopies(ctx context.Context, rec *ServiceRecord, name s
 	}
 	r.admit()
 	return true, nil
+}
+
+// primers splits copies into those written ahead of a window and its
+// primer: the last copy of each address type. A dual-stack kube-proxy runs
+// one proxier per IP family and hands each only the EndpointSlices of its
+// own: a primer of one family would leave the other's proxier idle, and the
+// Service's flip, which both see, would start a sync of it at once.
+func primers(copies []*discoveryv1.EndpointSlice) (ahead, last []*discoveryv1.EndpointSlice) {
+	lastOf := map[discoveryv1.AddressType]int{}
+	for i, s := range copies {
+		lastOf[s.AddressType] = i
+	}
+	for i, s := range copies {
+		if lastOf[s.AddressType] == i {
+			last = append(last, s)
+		} else {
+			ahead = append(ahead, s)
+		}
+	}
+	return ahead, last
 }
 
 // toExternalName flips a Service to ExternalName, a CNAME to the Service

@@ -68,6 +68,8 @@ type event struct {
 	// ExternalName points at.
 	obj, cname string
 	ips        []string
+	// family is the address type of a copy.
+	family discoveryv1.AddressType
 }
 
 // timeline is a fake cluster on a fake clock that records every request and pause.
@@ -144,7 +146,7 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 	case "create":
 		switch o := a.(k8stesting.CreateAction).GetObject().(type) {
 		case *discoveryv1.EndpointSlice:
-			e.kind, e.key = "copy", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-bridge")
+			e.kind, e.key, e.family = "copy", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-bridge"), o.AddressType
 		case *corev1.Service:
 			e.obj, e.ips = o.Namespace+"/"+o.Name, o.Spec.ClusterIPs
 			switch {
@@ -687,6 +689,36 @@ func TestDNSWindowAlone(t *testing.T) {
 		t.Fatalf("moveAll: %v\n%s", err, log.String())
 	}
 	logHas(t, log.String(), "window 2: Service kube-system/kube-dns primes kube-proxy", "window 2: 1 Services", "window 3: Service zz/after primes kube-proxy")
+}
+
+// TestDualStackPrimer checks the primer of a dual-stack Service's window
+// holds a copy of each address type, written after the pause: a dual-stack
+// kube-proxy syncs each family's proxier on that family's slices only.
+func TestDualStackPrimer(t *testing.T) {
+	tl := newTimeline(0)
+	dual := pacedService("apps", "dual", "10.96.0.30", nil)
+	dual.Spec.ClusterIPs = []string{"10.96.0.30", "fd00::30"}
+	v6 := pacedSlice("apps", "dual", 2)
+	v6.AddressType, v6.Endpoints[0].Addresses = discoveryv1.AddressTypeIPv6, []string{"fd00::1"}
+	tl.add(t, dual, pacedSlice("apps", "dual", 0), pacedSlice("apps", "dual", 1), v6)
+	var log bytes.Buffer
+	st := &State{From: []string{"10.96.0.0/16", "fd00::/108"}, To: []string{"10.200.0.0/16", "fd00:200::/108"}, Phase: PhaseMoving, ClusterDomain: defaultDomain}
+	if err := tl.runner(windowPeriod, &log).moveAll(context.Background(), st); err != nil {
+		t.Fatalf("moveAll: %v\n%s", err, log.String())
+	}
+	var primed []string
+	for _, e := range tl.events {
+		switch {
+		case e.kind == "sleep" && e.d > time.Second:
+			primed = nil // the pause: what follows primes
+		case e.kind == "copy" && e.key == "apps/dual":
+			primed = append(primed, string(e.family))
+		case e.kind == "flip" && e.key == "apps/dual":
+			if got := strings.Join(primed, ","); got != "IPv4,IPv6" {
+				t.Errorf("copies written between the pause and the flip: %q; want one of each address type, IPv4,IPv6", got)
+			}
+		}
+	}
 }
 
 // TestKubernetesBackWindow checks a rollback puts the `kubernetes` Service,
