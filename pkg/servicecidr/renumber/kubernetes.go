@@ -349,6 +349,10 @@ func (r *Runner) swapKubernetesBack(ctx context.Context, rec *ServiceRecord, liv
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return nil // an apiserver recreated it; waitKubernetesBack checks where
+	case isAllocated(err):
+		// an apiserver recreating it holds the addresses; waitKubernetesBack checks it did
+		fmt.Fprintf(r.opts.Log, "Service %s: an apiserver holds %s, recreating it: %v\n", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
+		return nil
 	case err != nil:
 		return fmt.Errorf("creating Service %s again at %s: %w", rec.key(), strings.Join(rec.OldClusterIPs, ","), err)
 	}

@@ -33,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -728,26 +729,9 @@ func TestDualStackPrimer(t *testing.T) {
 // kube-proxy sync, with the labels the apiservers gave it.
 func TestKubernetesBackWindow(t *testing.T) {
 	ctx := context.Background()
-	tl := newTimeline(0)
-	labels := map[string]string{"component": "apiserver", "provider": "kubernetes"}
-	moved := pacedService("default", "kubernetes", "10.200.0.1", labels)
-	moved.Spec.Selector = nil
-	old := moved.DeepCopy()
-	old.Spec.ClusterIP, old.Spec.ClusterIPs = "10.96.0.1", []string{"10.96.0.1"}
-	to, _ := ParseRanges("10.200.0.0/16")
-	rec := kubernetesRecord(old, to)
-	bridge := newBridge(rec)
-	lease := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "apiserver-a",
-			Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"},
-			Annotations: map[string]string{apiserverranges.Annotation: "10.96.0.0/16"}},
-		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: tl.now}, LeaseDurationSeconds: ptr.To[int32](3600)},
-	}
-	tl.add(t, moved, bridge, pacedSlice("default", "kubernetes", 0), lease)
+	tl, st, labels := kubernetesMoved(t)
 	var log bytes.Buffer
 	r := tl.runner(windowPeriod, &log)
-	st := newState()
-	st.Kubernetes = rec
 	left, err := r.unmoveKubernetes(ctx, st)
 	if err != nil || len(left) > 0 {
 		t.Fatalf("unmoveKubernetes: %v, left %q\n%s", err, left, log.String())
@@ -774,6 +758,59 @@ func TestKubernetesBackWindow(t *testing.T) {
 		t.Errorf("the bridge %s is left", KubernetesBridgeName)
 	}
 	logHas(t, log.String(), "window 1: Service default/kubernetes primes kube-proxy", "Service default/kubernetes created again at 10.96.0.1", "window 1: 1 Services")
+}
+
+// kubernetesMoved is a cluster whose `kubernetes` Service a renumber moved to
+// 10.200.0.1, its bridge at 10.96.0.1, with its apiserver serving the old
+// range again, the renumber's record, and the labels the apiservers gave it.
+func kubernetesMoved(t *testing.T) (*timeline, *State, map[string]string) {
+	t.Helper()
+	tl := newTimeline(0)
+	labels := map[string]string{"component": "apiserver", "provider": "kubernetes"}
+	moved := pacedService("default", "kubernetes", "10.200.0.1", labels)
+	moved.Spec.Selector = nil
+	old := moved.DeepCopy()
+	old.Spec.ClusterIP, old.Spec.ClusterIPs = "10.96.0.1", []string{"10.96.0.1"}
+	to, _ := ParseRanges("10.200.0.0/16")
+	rec := kubernetesRecord(old, to)
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "apiserver-a",
+			Labels:      map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"},
+			Annotations: map[string]string{apiserverranges.Annotation: "10.96.0.0/16"}},
+		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: tl.now}, LeaseDurationSeconds: ptr.To[int32](3600)},
+	}
+	tl.add(t, moved, newBridge(rec), pacedSlice("default", "kubernetes", 0), lease)
+	st := newState()
+	st.Kubernetes = rec
+	return tl, st, labels
+}
+
+// TestKubernetesBackRacesApiserver checks a rollback whose create of the
+// `kubernetes` Service at its old address finds the address held by an
+// apiserver recreating it leaves it to that apiserver and ends once the
+// Service is back.
+func TestKubernetesBackRacesApiserver(t *testing.T) {
+	ctx := context.Background()
+	tl, st, labels := kubernetesMoved(t)
+	tl.client.PrependReactor("create", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		svc := a.(k8stesting.CreateAction).GetObject().(*corev1.Service)
+		if svc.Name != "kubernetes" {
+			return false, nil, nil
+		}
+		// the apiserver's create wins the address; ours is refused
+		back := pacedService("default", "kubernetes", "10.96.0.1", labels)
+		back.Spec.Selector = nil
+		if err := tl.client.Tracker().Add(back); err != nil {
+			t.Error(err)
+		}
+		return true, nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), "kubernetes",
+			field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), svc.Spec.ClusterIPs, "failed to allocate IP 10.96.0.1: provided IP is already allocated")})
+	})
+	var log bytes.Buffer
+	if left, err := tl.runner(windowPeriod, &log).unmoveKubernetes(ctx, st); err != nil || len(left) > 0 {
+		t.Fatalf("unmoveKubernetes: %v, left %q\n%s", err, left, log.String())
+	}
+	logHas(t, log.String(), "Service default/kubernetes: an apiserver holds 10.96.0.1, recreating it")
 }
 
 // TestKubernetesBackLeavesNoCopies checks a rollback after a renumber killed
