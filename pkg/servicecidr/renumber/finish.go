@@ -61,9 +61,6 @@ func (r *Runner) Finish(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	if err := r.deleteHolders(ctx, st); err != nil {
-		return nil, err
-	}
 	if st.Phase != PhaseFinished {
 		st.Phase = PhaseFinished
 		if err := r.store.save(ctx, st); err != nil {

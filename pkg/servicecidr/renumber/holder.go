@@ -159,7 +159,8 @@ func (r *Runner) deleteHolder(ctx context.Context, rec *ServiceRecord) error {
 }
 
 // deleteHolders deletes every recorded holder left: of a Service deleted or
-// moved without it, or of a renumber rolled back or finished.
+// moved without it, once every Service has moved (so none is left for
+// finish), or of a renumber rolled back.
 func (r *Runner) deleteHolders(ctx context.Context, st *State) error {
 	l, err := r.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: BridgeLabel})
 	if err != nil {
