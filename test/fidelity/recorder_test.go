@@ -43,8 +43,12 @@ const (
 	slowPath       = "/slow"
 )
 
-// slowPhase is the phase the slow endpoint's calls are recorded as.
-const slowPhase = "slow"
+// slowPhase and validatingPhase are the phases the slow and validating endpoints' calls are
+// recorded as.
+const (
+	slowPhase       = "slow"
+	validatingPhase = "validating"
+)
 
 // slowest bounds how long the slow endpoint holds a call whose caller does not give up.
 const slowest = 10 * time.Second
@@ -97,7 +101,7 @@ func startRecorder(t *testing.T) *recorder {
 	r := &recorder{url: "https://" + ln.Addr().String(), caBundle: ca}
 	mux := http.NewServeMux()
 	mux.HandleFunc(mutatingPath, r.handler("mutating"))
-	mux.HandleFunc(validatingPath, r.handler("validating"))
+	mux.HandleFunc(validatingPath, r.handler(validatingPhase))
 	mux.HandleFunc(slowPath, r.handler(slowPhase))
 	r.server = &http.Server{Handler: mux, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -189,6 +193,27 @@ func (r *recorder) take() []admissionCall {
 // seenParent reports whether a call for an IPAddress of the Service parent arrived on phase.
 func (r *recorder) seenParent(phase, parent string) bool {
 	return r.seenWhere(phase, func(req *admissionv1.AdmissionRequest) bool { return ipAddressParent(req) == parent })
+}
+
+// heldAndValidated reports whether the slow endpoint holds a call for an IPAddress of
+// Service parent whose call to the validating endpoint has arrived too. The apiserver calls
+// validating webhooks in parallel, so a client that cancels as soon as the slow endpoint is
+// called may cancel netfork's in-process call to the other before it is sent, where upstream's
+// loopback request, on a context of its own, still sends it: the step waits for both.
+func (r *recorder) heldAndValidated(parent string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, held := range r.calls {
+		if held.phase != slowPhase || ipAddressParent(held.request) != parent {
+			continue
+		}
+		for _, c := range r.calls {
+			if c.phase == validatingPhase && c.request.Name == held.request.Name && c.request.Operation == held.request.Operation {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // seen reports whether a call for the named object arrived on phase.

@@ -199,7 +199,7 @@ func (r *run) deleteCanceled(ctx context.Context, name string) {
 }
 
 // canceled records call, the verb of Service name, which the client cancels once the
-// slow webhook was called for an IPAddress of the Service, and waits until the apiserver
+// slow webhook and the validating recorder were both called for an IPAddress of the Service, and waits until the apiserver
 // finished the request: what it does after the client left is the step's too. The
 // request's audit event ends it, unless that event is the 504 the apiserver answers a
 // request it gave up on, while its handler still runs; then the handler's return, which
@@ -211,10 +211,10 @@ func (r *run) canceled(ctx context.Context, verb, name string, call func(context
 	done := make(chan error, 1)
 	go func() { done <- call(callCtx) }()
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return r.rec.seenParent(slowPhase, name), nil
+		return r.rec.heldAndValidated(name), nil
 	})
 	if err != nil {
-		r.t.Fatalf("the slow webhook never saw an IPAddress of Service %s: %v", name, err)
+		r.t.Fatalf("the slow and validating webhooks never both saw an IPAddress of Service %s: %v", name, err)
 	}
 	cancel()
 	r.record(verb+" Service "+name+" (canceled)", nil, <-done)
@@ -417,7 +417,7 @@ func (r *run) waitWebhooks(ctx context.Context, rec *recorder) {
 		if err := r.admin.CoreV1().Services(metav1.NamespaceDefault).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			return false, err
 		}
-		return rec.seen("mutating", name) && rec.seen("validating", name), nil
+		return rec.seen("mutating", name) && rec.seen(validatingPhase, name), nil
 	})
 	if err != nil {
 		r.t.Fatalf("the recording webhooks never saw a probe Service: %v", err)
