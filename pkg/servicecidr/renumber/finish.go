@@ -32,8 +32,17 @@ var ErrNoRenumber = fmt.Errorf("no renumber recorded in ConfigMap %s/%s", StateN
 
 // Finish ends the grace period: it refuses while pods that may hold old
 // addresses run (unless Options.Force), deletes the bridges, and returns what
-// is left to the operator and the apiservers.
-func (r *Runner) Finish(ctx context.Context) ([]string, error) {
+// is left to the operator and the apiservers. After a transient error it
+// continues from the record (see resume).
+func (r *Runner) Finish(ctx context.Context) (left []string, err error) {
+	err = r.resume(ctx, "finish", func() (err error) {
+		left, err = r.finish(ctx)
+		return err
+	})
+	return left, err
+}
+
+func (r *Runner) finish(ctx context.Context) ([]string, error) {
 	st, err := r.store.load(ctx)
 	if err != nil {
 		return nil, err
@@ -165,8 +174,17 @@ func (r *Runner) leftAfterFinish(ctx context.Context, st *State) ([]string, erro
 // are deleted. It returns what is left when the apiservers must be rolled back
 // first: the record stays, and rollback, run again, continues.
 // After the cut-over the old ServiceCIDR is being deleted and cannot take
-// addresses again; the way back is a renumber to the old range.
-func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
+// addresses again; the way back is a renumber to the old range. After a
+// transient error it continues from the record (see resume).
+func (r *Runner) Rollback(ctx context.Context) (left []string, err error) {
+	err = r.resume(ctx, "rollback", func() (err error) {
+		left, err = r.rollback(ctx)
+		return err
+	})
+	return left, err
+}
+
+func (r *Runner) rollback(ctx context.Context) ([]string, error) {
 	st, err := r.store.load(ctx)
 	if err != nil {
 		return nil, err
@@ -232,7 +250,9 @@ func (r *Runner) Rollback(ctx context.Context) ([]string, error) {
 // always resolves, the flip's CNAME to the bridge turns to a holder, created
 // at the new addresses in the same window, before the bridge goes; the
 // holders go when every Service is back. The flip cannot be
-// undone to wait for another window, so the budget is checked before it.
+// undone to wait for another window, so the budget is checked before it. A
+// Service an earlier run left flipped gets its bridge again and a window of
+// its own making for the last two (see standBy).
 func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
 	if err != nil {
@@ -241,7 +261,8 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 	if live == nil {
 		return r.deleteBridge(ctx, rec)
 	}
-	if live.Spec.Type != corev1.ServiceTypeExternalName {
+	resumed := live.Spec.Type == corev1.ServiceTypeExternalName
+	if !resumed {
 		if equalIPs(ClusterIPs(live), rec.OldClusterIPs) {
 			if err := r.restoreOwners(ctx, rec, live); err != nil {
 				return err
@@ -274,7 +295,12 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 	}
 	if rec.Bridge != "" {
 		if rec.Holder != "" {
-			if live, err = r.holdBack(ctx, st, rec, live); err != nil {
+			if live, err = r.holdBack(ctx, st, rec, live, resumed); err != nil {
+				return err
+			}
+		}
+		if resumed {
+			if err := r.standBy(ctx, rec, rec.Bridge, rec.OldClusterIPs, isDNS(live)); err != nil {
 				return err
 			}
 		}
@@ -284,6 +310,11 @@ func (r *Runner) unmove(ctx context.Context, st *State, rec *ServiceRecord) erro
 	}
 	if err := r.restore(ctx, st, rec, live, rec.OldClusterIPs, false); err != nil {
 		return err
+	}
+	if resumed {
+		if err := r.deletePrimers(ctx, rec.Namespace, primerName(rec.Name)); err != nil {
+			return err
+		}
 	}
 	return r.deleteAhead(ctx, rec.Namespace, rec.Bridge)
 }

@@ -106,7 +106,14 @@ func (r *Runner) createHolder(ctx context.Context, st *State, rec *ServiceRecord
 // EndpointSlices as the Service has slices, and counts that as a change: the
 // first window then pauses until kube-proxy has served them.
 func (r *Runner) waitHolders(ctx context.Context, holders []*ServiceRecord) error {
-	if len(holders) == 0 {
+	return r.waitCopies(ctx, holders, func(rec *ServiceRecord) string { return rec.Holder })
+}
+
+// waitCopies waits until the stand-in nameOf(rec) of each of recs has as many
+// copies of rec's EndpointSlices as the Service has slices, and counts that as
+// a change: the next window then pauses until kube-proxy has served them.
+func (r *Runner) waitCopies(ctx context.Context, recs []*ServiceRecord, nameOf func(*ServiceRecord) string) error {
+	if len(recs) == 0 {
 		return nil
 	}
 	var pending []string
@@ -127,9 +134,9 @@ func (r *Runner) waitHolders(ctx context.Context, holders []*ServiceRecord) erro
 			count[s.Namespace+"/"+name]++
 		}
 		pending = pending[:0]
-		for _, rec := range holders {
-			if count[rec.Namespace+"/"+rec.Holder] < count[rec.key()] {
-				pending = append(pending, rec.Namespace+"/"+rec.Holder)
+		for _, rec := range recs {
+			if name := rec.Namespace + "/" + nameOf(rec); count[name] < count[rec.key()] {
+				pending = append(pending, name)
 			}
 		}
 		return len(pending) == 0, nil
@@ -141,7 +148,7 @@ func (r *Runner) waitHolders(ctx context.Context, holders []*ServiceRecord) erro
 	if ctx.Err() != nil || len(pending) == 0 {
 		return err
 	}
-	return fmt.Errorf("after %s, the holders %s lack copies of their Services' EndpointSlices: the apiservers' service-bridge controller writes them; check that the apiservers are netfork's, then run renumber again",
+	return fmt.Errorf("after %s, the holders or bridges %s lack copies of their Services' EndpointSlices: the apiservers' service-bridge controller writes them; check that the apiservers are netfork's, then run renumber again",
 		r.opts.KubernetesTimeout, ListSome(pending, listed))
 }
 
@@ -160,7 +167,7 @@ func (r *Runner) deleteHolder(ctx context.Context, rec *ServiceRecord) error {
 
 // deleteHolders deletes every recorded holder left: of a Service deleted or
 // moved without it, once every Service has moved (so none is left for
-// finish), or of a renumber rolled back.
+// finish), or of a renumber rolled back; and the windows' primers left.
 func (r *Runner) deleteHolders(ctx context.Context, st *State) error {
 	l, err := r.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: BridgeLabel})
 	if err != nil {
@@ -204,14 +211,18 @@ func (r *Runner) deleteHolders(ctx context.Context, st *State) error {
 			return err
 		}
 	}
-	return nil
+	// primers of a run stopped between writing them and its Service's return
+	return r.deletePrimers(ctx, metav1.NamespaceAll, "")
 }
 
 // holdBack, in a rollback, creates rec's holder at the new addresses live,
 // flipped to ExternalName, has just freed, and points its CNAME there, so
 // that its name resolves while its bridge is deleted and until it is back at
-// its old addresses. A holder refused leaves the CNAME at the bridge.
-func (r *Runner) holdBack(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service) (*corev1.Service, error) {
+// its old addresses. A holder refused leaves the CNAME at the bridge. When
+// resumed (the flip was an earlier run's, whose window has passed), the new
+// addresses have been unserved since, so the CNAME turns to the holder only
+// once kube-proxy serves it (see serveFirst).
+func (r *Runner) holdBack(ctx context.Context, st *State, rec *ServiceRecord, live *corev1.Service, resumed bool) (*corev1.Service, error) {
 	if live.Spec.ExternalName == serviceDNS(rec.Namespace, rec.Holder, st.ClusterDomain) {
 		return live, nil
 	}
@@ -232,6 +243,11 @@ func (r *Runner) holdBack(ctx context.Context, st *State, rec *ServiceRecord, li
 	default:
 		fmt.Fprintf(r.opts.Log, "Service %s: no holder at %s while it goes back: %v\n", rec.key(), strings.Join(rec.NewClusterIPs, ","), err)
 		return live, nil
+	}
+	if resumed {
+		if err := r.serveFirst(ctx, []*ServiceRecord{rec}, func(rec *ServiceRecord) string { return rec.Holder }); err != nil {
+			return nil, err
+		}
 	}
 	return r.retarget(ctx, st, rec, live, rec.Holder)
 }

@@ -68,6 +68,10 @@ type Options struct {
 	// window. defaultKubeProxySyncPeriod when zero; no windows and no pause
 	// when negative.
 	KubeProxySyncPeriod time.Duration
+	// Retries is how often Renumber, Rollback and Finish continue from the
+	// record after a transient error (see Transient); defaultRetries when
+	// zero, none when negative.
+	Retries int
 }
 
 // Runner plans, runs, finishes and rolls back a renumber.
@@ -104,6 +108,9 @@ func New(client kubernetes.Interface, opts Options) *Runner {
 	}
 	if opts.KubeProxySyncPeriod == 0 {
 		opts.KubeProxySyncPeriod = defaultKubeProxySyncPeriod
+	}
+	if opts.Retries == 0 {
+		opts.Retries = defaultRetries
 	}
 	r := &Runner{client: client, opts: opts, store: store{client: client}, sleep: sleep}
 	r.follow = r.followActivity
@@ -203,8 +210,17 @@ func (r *Runner) Plan(ctx context.Context) (*Plan, error) {
 }
 
 // Renumber runs the renumber, or continues the recorded one, up to the grace
-// period, and returns the plan it ran.
-func (r *Runner) Renumber(ctx context.Context) (*Plan, error) {
+// period, and returns the plan it ran. After a transient error it continues
+// from the record (see resume).
+func (r *Runner) Renumber(ctx context.Context) (pl *Plan, err error) {
+	err = r.resume(ctx, "renumber", func() (err error) {
+		pl, err = r.renumber(ctx)
+		return err
+	})
+	return pl, err
+}
+
+func (r *Runner) renumber(ctx context.Context) (*Plan, error) {
 	c, st, err := r.prepare(ctx)
 	if err != nil {
 		return nil, err
@@ -369,13 +385,16 @@ func (r *Runner) getRecorded(ctx context.Context, rec *ServiceRecord) (*corev1.S
 // address kube-proxy does not serve: the flip makes it a CNAME to the holder,
 // which has served the new addresses since a sync before; the bridge takes
 // the old addresses; the CNAME turns to the bridge; and the holder's delete
-// and the Service's return to the new addresses land in one sync.
+// and the Service's return to the new addresses land in one sync. A Service
+// an earlier run left flipped gets its holder again and a window of its
+// own making for the last two (see standBy).
 func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord) error {
 	live, err := r.getRecorded(ctx, rec)
 	if live == nil || err != nil {
 		return err
 	}
-	if live.Spec.Type != corev1.ServiceTypeExternalName {
+	resumed := live.Spec.Type == corev1.ServiceTypeExternalName
+	if !resumed {
 		if equalIPs(ClusterIPs(live), rec.NewClusterIPs) {
 			return r.restoreOwners(ctx, rec, live)
 		}
@@ -417,11 +436,19 @@ func (r *Runner) moveService(ctx context.Context, st *State, rec *ServiceRecord)
 		}
 	}
 	if rec.Holder != "" {
+		if resumed {
+			if err := r.standBy(ctx, rec, rec.Holder, rec.NewClusterIPs, isDNS(live)); err != nil {
+				return err
+			}
+		}
 		if err := r.deleteHolder(ctx, rec); err != nil {
 			return err
 		}
 	}
-	return r.restore(ctx, st, rec, live, rec.NewClusterIPs, true)
+	if err := r.restore(ctx, st, rec, live, rec.NewClusterIPs, true); err != nil || !resumed {
+		return err
+	}
+	return r.deletePrimers(ctx, rec.Namespace, primerName(rec.Name))
 }
 
 // enterWithCopies writes the copies of rec's EndpointSlices for the Service

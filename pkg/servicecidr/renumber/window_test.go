@@ -55,8 +55,8 @@ const latency = 20 * time.Millisecond
 const followUp = 200 * time.Millisecond
 
 // event is a request or pause on the fake clock: a change kube-proxy sees
-// (copy, uncopy, hold, unhold, flip, bridge, restore, delete or recreate of
-// a Service) when it was made, a change it does not (retarget), a pause
+// (copy, uncopy, prime, unprime, hold, unhold, flip, bridge, restore, delete
+// or recreate of a Service) when it was made, a change it does not (retarget), a pause
 // (sleep) at the time it began, or another request.
 type event struct {
 	// start and at are when the request was sent and when it was made.
@@ -87,7 +87,7 @@ type timeline struct {
 // visible tells whether kube-proxy sees e.
 func (e event) visible() bool {
 	switch e.kind {
-	case "copy", "uncopy", "hold", "unhold", "flip", "bridge", "restore", "delete", "recreate":
+	case "copy", "uncopy", "prime", "unprime", "hold", "unhold", "flip", "bridge", "restore", "delete", "recreate":
 		return true
 	}
 	return false
@@ -148,6 +148,9 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 		switch o := a.(k8stesting.CreateAction).GetObject().(type) {
 		case *discoveryv1.EndpointSlice:
 			e.kind, e.key, e.family = "copy", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-bridge"), o.AddressType
+			if o.Labels[discoveryv1.LabelManagedBy] == PrimerManagedBy {
+				e.kind, e.key = "prime", o.Namespace+"/"+strings.TrimSuffix(o.Labels[discoveryv1.LabelServiceName], "-renumber-primer")
+			}
 		case *corev1.Service:
 			e.obj, e.ips = o.Namespace+"/"+o.Name, o.Spec.ClusterIPs
 			switch {
@@ -179,7 +182,11 @@ func (tl *timeline) react(a k8stesting.Action) (bool, runtime.Object, error) {
 		name := a.GetNamespace() + "/" + a.(k8stesting.DeleteAction).GetName()
 		switch a.GetResource().Resource {
 		case "endpointslices":
-			e.kind, e.key = "uncopy", name[:strings.LastIndex(name, "-renumber-bridge")]
+			if i := strings.LastIndex(name, "-renumber-primer"); i >= 0 {
+				e.kind, e.key = "unprime", name[:i]
+				break
+			}
+			e.kind, e.key = "uncopy", name[:max(strings.LastIndex(name, "-renumber-bridge"), strings.LastIndex(name, "-renumber-holder"))]
 		case "services":
 			e.kind, e.key, e.obj = "delete", strings.TrimSuffix(name, "-renumber-bridge"), name
 			if strings.HasSuffix(name, "-renumber-holder") {

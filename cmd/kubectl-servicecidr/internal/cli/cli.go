@@ -56,6 +56,8 @@ type options struct {
 	force             bool
 	// kubeProxySync is kube-proxy's minimum sync period, which sets the windows Services move in; 0 for none.
 	kubeProxySync time.Duration
+	// retries is --retries: how often a run continues from the record after a transient error.
+	retries int
 	// policy and selector are dual-stack's --policy and the family commands' -l.
 	policy    string
 	selector  string
@@ -138,6 +140,9 @@ ranges or back to one (see their help).`,
 	kubeProxyFlag := func(fs *pflag.FlagSet) {
 		fs.DurationVar(&o.kubeProxySync, "kube-proxy-sync-period", time.Second, "kube-proxy's minimum sync period (its iptables or nftables minSyncPeriod): Services move in windows between two of its syncs, each after a pause of two periods, so that kube-proxy never syncs between freeing an old address and taking it again; 0 for no windows and no pause")
 	}
+	retriesFlag := func(fs *pflag.FlagSet) {
+		fs.IntVar(&o.retries, "retries", 5, "how often to continue from the record after a transient error (a server timeout, an etcd timeout, a broken connection), pausing 1s, 2s, 4s... up to 30s; 0 for none")
+	}
 	outputFlag := func(fs *pflag.FlagSet) {
 		fs.StringVarP(&o.output, "output", "o", "", "plan output format: yaml or json (default: text)")
 	}
@@ -203,6 +208,7 @@ ranges or back to one (see their help).`,
 	toFlag(renum.Flags())
 	outputFlag(renum.Flags())
 	kubeProxyFlag(renum.Flags())
+	retriesFlag(renum.Flags())
 	renum.Flags().BoolVar(&o.stopBeforeCutOver, "stop-before-cut-over", false, "stop once every Service, the kubernetes Service too, is at its new addresses, before the step rollback cannot undo; renumber again to cut over")
 	renum.Flags().StringVar(&o.dryRun, "dry-run", "none", `"none" to act; "client" or "server" to print the plan only`)
 	renum.Flags().Lookup("dry-run").NoOptDefVal = "client"
@@ -224,6 +230,7 @@ ranges or back to one (see their help).`,
 		Args:  cobra.NoArgs,
 		RunE:  printingLeft(func(r *renumber.Runner) ([]string, error) { return r.Finish(ctx) }),
 	}
+	retriesFlag(finish.Flags())
 	finish.Flags().BoolVar(&o.force, "force", false, "delete the bridges even while pods started before the cut-over run")
 
 	rollback := &cobra.Command{
@@ -233,6 +240,7 @@ ranges or back to one (see their help).`,
 		RunE:  printingLeft(func(r *renumber.Runner) ([]string, error) { return r.Rollback(ctx) }),
 	}
 	kubeProxyFlag(rollback.Flags())
+	retriesFlag(rollback.Flags())
 	root.AddCommand(plan, renum, finish, rollback)
 	root.AddCommand(newFamilyCommands(ctx, o, stdout)...)
 	return root
@@ -292,7 +300,14 @@ func (o *options) runner(log io.Writer) (*renumber.Runner, error) {
 	case pause == 0:
 		pause = -1 // Options: none
 	}
-	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, StopBeforeCutOver: o.stopBeforeCutOver, Force: o.force, Log: log, Config: cfg, KubeProxySyncPeriod: pause}), nil
+	retries := o.retries
+	switch {
+	case retries < 0:
+		return nil, fmt.Errorf("--retries %d: want 0 or more", retries)
+	case retries == 0:
+		retries = -1 // Options: none
+	}
+	return renumber.New(client, renumber.Options{To: to, IncludeLoadBalancers: o.includeLB, StopBeforeCutOver: o.stopBeforeCutOver, Force: o.force, Log: log, Config: cfg, KubeProxySyncPeriod: pause, Retries: retries}), nil
 }
 
 // printPlan writes pl as text, YAML or JSON.

@@ -118,6 +118,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{[]string{"renumber", "--dry-run=maybe", "--to", target}, `--dry-run "maybe": want none, client or server`},
 		{[]string{"renumber", "--to", "10.96.0.0/24"}, "overlaps the Service range 10.96.0.0/16"},
 		{[]string{"rollback", "--kube-proxy-sync-period=-1s"}, "--kube-proxy-sync-period -1s: want 0 or more"},
+		{[]string{"finish", "--retries=-1"}, "--retries -1: want 0 or more"},
 		{[]string{"renumber", "--kube-proxy-sync-period=soon", "--to", target}, `invalid argument "soon" for "--kube-proxy-sync-period"`},
 		{[]string{"finish"}, "no renumber recorded in ConfigMap kube-system/servicecidr-renumber"},
 		{[]string{"plan", "--bogus"}, "unknown flag: --bogus"},
