@@ -200,6 +200,10 @@ func (r *Runner) rollback(ctx context.Context) ([]string, error) {
 		defer r.follow(ctx)()
 	}
 	if st.Phase != PhaseRollingBack {
+		// a renumber's primers would keep the rollback's resumed returns from windows of their own
+		if err := r.deletePrimers(ctx, metav1.NamespaceAll, ""); err != nil {
+			return nil, err
+		}
 		st.Phase = PhaseRollingBack
 		if err := r.store.save(ctx, st); err != nil {
 			return nil, err

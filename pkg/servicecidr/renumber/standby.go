@@ -42,8 +42,22 @@ const PrimerManagedBy = "servicecidr-primer.netfork.io"
 // is created again if it is gone, and the run waits until kube-proxy serves it
 // with its copies (serveFirst); then a window opens, unless the open one has
 // room and the stand-in was there, primed by EndpointSlices of a Service no one creates
-// (primerName), one per IP family, which kube-proxy takes as a change.
+// (primerName), one per IP family, which kube-proxy takes as a change. When
+// an earlier run's primers are there, that run was stopped in this window:
+// the Service then returns without another, so that a run stopped after each
+// of its changes still ends (the stand-in is not created again either).
 func (r *Runner) standBy(ctx context.Context, rec *ServiceRecord, name string, ips []string, critical bool) error {
+	primers, err := r.client.DiscoveryV1().EndpointSlices(rec.Namespace).List(ctx, metav1.ListOptions{LabelSelector: primerSelector(primerName(rec.Name))})
+	if err != nil {
+		return fmt.Errorf("listing the EndpointSlices that prime windows: %w", err)
+	}
+	if len(primers.Items) > 0 {
+		// An earlier run got this far and was stopped in the window its primers opened:
+		// whatever of the stand-in is left goes and the Service returns without another, so
+		// that a run stopped after each of its changes still ends.
+		fmt.Fprintf(r.opts.Log, "Service %s: an earlier run primed its return's window; it returns without another\n", rec.key())
+		return nil
+	}
 	s, err := r.getService(ctx, rec.Namespace, name)
 	switch {
 	case err != nil:
@@ -71,9 +85,6 @@ func (r *Runner) standBy(ctx context.Context, rec *ServiceRecord, name string, i
 		return nil
 	}
 	if s == nil || critical || !r.roomLeft() {
-		if err := r.deletePrimers(ctx, rec.Namespace, primerName(rec.Name)); err != nil {
-			return err
-		}
 		if err := r.openWindow(ctx, rec.key(), critical, func() (bool, error) { return r.writePrimers(ctx, rec) }); err != nil {
 			return err
 		}
@@ -86,6 +97,16 @@ func (r *Runner) standBy(ctx context.Context, rec *ServiceRecord, name string, i
 // window of the Service name's resumed return.
 func primerName(name string) string {
 	return suffixed(name, "-renumber-primer")
+}
+
+// primerSelector selects the EndpointSlices of the primer Service name; of
+// every primer Service when name is empty.
+func primerSelector(name string) string {
+	sel := discoveryv1.LabelManagedBy + "=" + PrimerManagedBy
+	if name != "" {
+		sel += "," + discoveryv1.LabelServiceName + "=" + name
+	}
+	return sel
 }
 
 // writePrimers creates an endpointless EndpointSlice of rec's primer Service
@@ -115,11 +136,7 @@ func (r *Runner) writePrimers(ctx context.Context, rec *ServiceRecord) (bool, er
 // deletePrimers deletes the EndpointSlices of the primer Service name in
 // namespace; every primer of the cluster when namespace is empty.
 func (r *Runner) deletePrimers(ctx context.Context, namespace, name string) error {
-	sel := discoveryv1.LabelManagedBy + "=" + PrimerManagedBy
-	if name != "" {
-		sel += "," + discoveryv1.LabelServiceName + "=" + name
-	}
-	l, err := r.client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	l, err := r.client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: primerSelector(name)})
 	if err != nil {
 		return fmt.Errorf("listing the EndpointSlices that prime windows: %w", err)
 	}
