@@ -18,7 +18,9 @@
 # node's static-pod manifest as upstream's kind upgrade jobs do, under a Service create/delete
 # load. After every node it runs test/cluster-check against a snapshot taken before the load:
 # no Service lost, no duplicate ClusterIP or NodePort, every ClusterIP has its IPAddress, the
-# kubernetes Service's shape.
+# kubernetes Service's shape. While every control plane runs upstream's apiserver,
+# kube-controller-manager runs upstream's service-cidr-controller, as the ServiceCIDRs need an
+# owner and upstream's apiserver has none.
 #   --name NAME     cluster (default netfork); make kind-up TOPOLOGY=ha for the HA path
 #   --steps LIST    comma-separated targets, each applied to every control plane in turn
 #                   (default upstream@PREV,upstream,netfork,netfork-dualstack,upstream, where
@@ -92,6 +94,8 @@ done
 
 ns_keep=netfork-upgrade-keep
 ns_load=netfork-upgrade-load
+# an earlier run's namespaces, deleted without waiting, may still be terminating
+"${kubectl}" wait --for=delete "namespace/${ns_keep}" "namespace/${ns_load}" --timeout=300s >/dev/null
 "${kubectl}" create namespace "${ns_keep}" >/dev/null
 "${kubectl}" create namespace "${ns_load}" >/dev/null
 load_pid=""
@@ -99,6 +103,7 @@ cleanup() {
   local status=$?
   [[ -n "${load_pid}" ]] && kill "${load_pid}" 2>/dev/null && wait "${load_pid}" 2>/dev/null
   "${kubectl}" delete namespace "${ns_keep}" "${ns_load}" --wait=false >/dev/null 2>&1 || true
+  "${kubectl}" delete servicecidr upgrade-owner-probe --ignore-not-found --wait=false >/dev/null 2>&1 || true
   exit "${status}"
 }
 trap cleanup EXIT
@@ -125,11 +130,51 @@ netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-out "${out}/s
 ) &
 load_pid=$!
 
+# Upstream's apiserver runs no ServiceCIDR controller: while every control plane runs it,
+# kube-controller-manager's service-cidr-controller owns ServiceCIDRs, and it hands them back
+# to netfork's apiservers as soon as one runs netfork again (docs/kind.md). A cluster made with
+# --upstream-servicecidr-controller keeps it throughout.
+declare -A running
+for node in "${nodes[@]}"; do running[${node}]=netfork; done
+kcm_owns=false
+docker exec "${nodes[0]}" grep -q -- '--controllers=.*-service-cidr-controller' "${KCM_MANIFEST}" || kcm_owns=keep
+hand_over() {
+  local n all=true
+  [[ "${kcm_owns}" == keep ]] && return 0
+  for n in "${nodes[@]}"; do [[ "${running[${n}]}" == upstream* ]] || all=false; done
+  [[ "${all}" == "${kcm_owns}" ]] && return 0
+  netfork::log "every control plane runs upstream's apiserver: ${all}; kube-controller-manager's service-cidr-controller on: ${all}"
+  for n in "${nodes[@]}"; do
+    netfork::kind::kcm_servicecidr_controller "${n}" "${all}"
+  done
+  kcm_owns="${all}"
+  [[ "${all}" == false ]] || probe_owner
+}
+
+# probe_owner checks that ServiceCIDRs have an owner: a new one turns Ready and, deleted, goes
+# (its finalizer released). It takes the last /24 of the slot's Service block (kind/lib/network.sh),
+# which nothing else of this script uses.
+probe_owner() {
+  local cidr o3 t0=${SECONDS}
+  cidr="$("${kubectl}" get servicecidr kubernetes -o jsonpath='{.spec.cidrs[0]}')"
+  o3="$(cut -d. -f3 <<<"${cidr}")"
+  cidr="$(cut -d. -f1,2 <<<"${cidr}").$((o3 / 16 * 16 + 15)).0/24"
+  printf '%s\n' "apiVersion: networking.k8s.io/v1" "kind: ServiceCIDR" "metadata: {name: upgrade-owner-probe}" \
+    "spec: {cidrs: [\"${cidr}\"]}" | "${kubectl}" create -f - >/dev/null
+  "${kubectl}" wait servicecidr/upgrade-owner-probe --for=condition=Ready --timeout=60s >/dev/null ||
+    netfork::kind::die "ServiceCIDR upgrade-owner-probe (${cidr}) not Ready within 60s: no controller owns ServiceCIDRs"
+  "${kubectl}" delete servicecidr upgrade-owner-probe --timeout=90s >/dev/null ||
+    netfork::kind::die "ServiceCIDR upgrade-owner-probe (${cidr}) not released within 90s of its delete: no controller owns ServiceCIDRs"
+  netfork::log "ServiceCIDR ${cidr}: Ready and released in $((SECONDS - t0))s"
+}
+
 start=${SECONDS}
 for target in "${targets[@]}"; do
   for node in "${nodes[@]}"; do
     t0=${SECONDS}
     netfork::kind::switch_apiserver "${node}" "${target}"
+    running[${node}]="${target}"
+    hand_over
     netfork::log "${node} -> ${target} in $((SECONDS - t0))s; checking"
     netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-in "${out}/snapshot.json"
   done
@@ -137,6 +182,9 @@ done
 kill "${load_pid}"
 wait "${load_pid}" || true
 load_pid=""
+if [[ "${kcm_owns}" == true ]]; then
+  netfork::log "the cluster ends on upstream's apiservers: kube-controller-manager keeps its service-cidr-controller"
+fi
 netfork::run "${check[@]}" --kubeconfig "${KUBECONFIG}" --snapshot-in "${out}/snapshot.json"
 netfork::log "$(cat "${out}/load.txt" 2>/dev/null)"
 netfork::log "upgrade path ${steps} on ${#nodes[@]} control plane(s) passed every check in $((SECONDS - start))s"
