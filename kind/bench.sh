@@ -24,8 +24,9 @@
 # around each phase, the apiservers' restarts and readiness flaps counted.
 #   --topology T   single (default): 1 control plane, IPv4; ha: 3 control planes + 1 worker,
 #                  dual-stack, every third Service PreferDualStack
-#   --n N          Services per measurement (default 1000; at most 2000: the cluster's IPv4
-#                  Service range is a /21)
+#   --n N          Services per measurement (default 1000, at most 6000): the cluster's IPv4
+#                  Service range is the slot's /21, its whole /20 above 2000, and above 4000
+#                  a second ServiceCIDR, bench-bulk, holds the slot's bulk /21 (kind/lib/network.sh)
 #   --workers W    client workers (default 10)
 #   --rounds R     rounds (default 1)
 #   --image IMAGE  use this node image as it is instead of make kind-image's
@@ -61,9 +62,11 @@ case "${topology}" in
   single | ha) ;;
   *) netfork::kind::die "--topology ${topology}: want single or ha" ;;
 esac
-if ! [[ "${n}" =~ ^[1-9][0-9]*$ ]] || ((n > 2000)); then
-  netfork::kind::die "--n ${n}: want 1 to 2000 (the cluster's IPv4 Service range is a /21)"
+if ! [[ "${n}" =~ ^[1-9][0-9]{0,3}$ ]] || ((n > 6000)); then
+  netfork::kind::die "--n ${n}: want 1 to 6000 (the IPv4 Service ranges of a kind cluster's slot hold 6,140 addresses)"
 fi
+service_bits=21
+((n > 2000)) && service_bits=20
 [[ "${workers}" =~ ^[1-9][0-9]{0,2}$ ]] || netfork::kind::die "--workers ${workers}: want 1 to 999"
 [[ "${rounds}" =~ ^[1-9]$ ]] || netfork::kind::die "--rounds ${rounds}: want 1 to 9"
 name="bench-${topology}"
@@ -93,9 +96,16 @@ bench="${NETFORK_OUTPUT}/bin/bench-services"
 netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
 # kube-controller-manager keeps netfork's controller list for both apiservers: the nodes and
 # every component but the apiserver stay the same across the measurements.
-"${NETFORK_ROOT}/kind/up.sh" --name "${name}" --topology "${topology}" --image "${image}"
+"${NETFORK_ROOT}/kind/up.sh" --name "${name}" --topology "${topology}" --image "${image}" --service-bits "${service_bits}"
 kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig"
 kubectl=("${NETFORK_KIND_BIN}/node/kubectl" --kubeconfig "${kubeconfig}")
+if ((n > 4000)); then
+  netfork::kind::slot_vars "$(netfork::kind::state "${name}" slot)"
+  printf '%s\n' "apiVersion: networking.k8s.io/v1" "kind: ServiceCIDR" "metadata: {name: bench-bulk}" \
+    "spec: {cidrs: [\"${NETFORK_KIND_SVC_BULK_V4}\"]}" | "${kubectl[@]}" create -f - >/dev/null
+  "${kubectl[@]}" wait servicecidr/bench-bulk --for=condition=Ready --timeout=120s >/dev/null
+  netfork::log "ServiceCIDR bench-bulk ${NETFORK_KIND_SVC_BULK_V4} Ready: ${n} Services need more than the /20"
+fi
 mapfile -t control_planes < <(netfork::kind::nodes "${name}" control-plane)
 mapfile -t workers_nodes < <(netfork::kind::nodes "${name}" worker)
 endpoints=()

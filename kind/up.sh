@@ -31,8 +31,9 @@
 #   --apiserver-arg K=V      one more kube-apiserver flag (kubeadm apiServer.extraArgs), repeatable,
 #                            e.g. --apiserver-arg shutdown-delay-duration=10s
 #   --image IMAGE            node image (default netfork/kind-node:<version>)
-#   --service-bits N         prefix length of the IPv4 Service range, 21 to 28 (default 21): a
-#                            smaller range at the start of the slot's, e.g. one a test fills
+#   --service-bits N         prefix length of the IPv4 Service range, 20 to 28 (default 21): a
+#                            smaller range at the start of the slot's, e.g. one a test fills;
+#                            20 takes the slot's whole block, its spare /24s too
 #   --upstream-servicecidr-controller
 #                            kube-controller-manager also runs upstream's service-cidr-controller
 #                            (for a cluster that will run upstream's apiserver); by default
@@ -96,7 +97,7 @@ case "${topology}:${ip_family}" in
   *) netfork::kind::die "--ip-family ${ip_family}: want ipv4 or dual" ;;
 esac
 [[ "${workers}" =~ ^[0-9]$ ]] || netfork::kind::die "--workers ${workers}: want 0 to 9"
-[[ "${service_bits}" =~ ^(2[1-8])$ ]] || netfork::kind::die "--service-bits ${service_bits}: want 21 to 28"
+[[ "${service_bits}" =~ ^(2[0-8])$ ]] || netfork::kind::die "--service-bits ${service_bits}: want 20 to 28"
 for arg in "${apiserver_args[@]}"; do
   [[ "${arg}" =~ ^[a-z][-a-z0-9]*=.*$ ]] || netfork::kind::die "--apiserver-arg ${arg}: want NAME=VALUE without leading dashes"
 done

@@ -24,11 +24,12 @@
 #   nodes     198.18.(16+k).0/24     fd6e:6574:666b:1k::/64     bridge nfk-kind<k>
 #   Services  198.18.(128+16k).0/21  fd6e:6574:666b:3k00::/108  (+8 /24s spare for new ServiceCIDRs)
 #   Pods      198.19.(128+16k).0/20  fd6e:6574:666b:2k00::/56
+#   bulk      198.19.(16+8k).0/21    a second IPv4 ServiceCIDR for make bench-kind above 4,000 Services
 # None of these meets local-up's 198.18.0.0/24 or local-up-netns's 198.19.0.0/24 and
 # fd6e:6574:666b::/64.
 
-# netfork::kind::slot_vars sets the addresses of slot $1 in NETFORK_KIND_{NODE,SVC,POD}_V{4,6}
-# and NETFORK_KIND_BRIDGE.
+# netfork::kind::slot_vars sets the addresses of slot $1 in NETFORK_KIND_{NODE,SVC,POD}_V{4,6},
+# NETFORK_KIND_SVC_BULK_V4 and NETFORK_KIND_BRIDGE.
 # shellcheck disable=SC2034 # the slot's variables are read by the scripts that source this library
 netfork::kind::slot_vars() {
   local k="$1"
@@ -38,6 +39,7 @@ netfork::kind::slot_vars() {
   NETFORK_KIND_SVC_V6="fd6e:6574:666b:3${k}00::/108"
   NETFORK_KIND_POD_V4="198.19.$((128 + 16 * k)).0/20"
   NETFORK_KIND_POD_V6="fd6e:6574:666b:2${k}00::/56"
+  NETFORK_KIND_SVC_BULK_V4="198.19.$((16 + 8 * k)).0/21"
   NETFORK_KIND_BRIDGE="nfk-kind${k}"
 }
 
