@@ -36,6 +36,7 @@
 # NETFORK_CLUSTER_CHECK overrides the checker command (default: built from test/cluster-check).
 source "$(dirname "${BASH_SOURCE[0]}")/../hack/lib/init.sh"
 source "${NETFORK_ROOT}/kind/lib/suite.sh"
+source "${NETFORK_ROOT}/kind/lib/ranges.sh"
 
 name=netfork
 steps=upstream,netfork,netfork-dualstack,upstream

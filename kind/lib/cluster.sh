@@ -25,10 +25,8 @@ NETFORK_KIND_CLUSTERS="${NETFORK_KIND_OUTPUT}/clusters"
 netfork::kind::state() {
   sed -n "s/^$2=//p" "${NETFORK_KIND_CLUSTERS}/$1/state" 2>/dev/null || true
 }
-# APISERVER_MANIFEST and KCM_MANIFEST are the kube-apiserver and kube-controller-manager static
-# pods inside a control-plane node.
+# APISERVER_MANIFEST is the kube-apiserver static pod inside a control-plane node.
 APISERVER_MANIFEST=/etc/kubernetes/manifests/kube-apiserver.yaml
-KCM_MANIFEST=/etc/kubernetes/manifests/kube-controller-manager.yaml
 
 # netfork::kind::dualstack_patches writes into $1 the kubeadm patch that drops the
 # --advertise-address kubeadm gives every apiserver (its single localAPIEndpoint address), so
@@ -188,28 +186,6 @@ netfork::kind::set_apiserver() {
   old="$(netfork::kind::apiserver_pid "${node}")"
   netfork::kind::edit_manifest "${node}" "${APISERVER_MANIFEST}" "${script}" || old=""
   netfork::kind::wait_apiserver "${node}" "${old}"
-}
-
-# netfork::kind::kcm_servicecidr_controller runs ($2=true) or stops ($2=false) upstream's
-# service-cidr-controller in node $1's kube-controller-manager, by its --controllers, and waits
-# for the new process's /healthz; it changes nothing when the manifest already says so. That
-# controller owns ServiceCIDRs (sets them Ready, releases deleted ones) only while no control
-# plane runs netfork's apiserver, whose own controller does it otherwise (docs/kind.md).
-netfork::kind::kcm_servicecidr_controller() {
-  local node="$1" controllers="${NETFORK_KIND_KCM_CONTROLLERS}" old start=${SECONDS} pid
-  [[ "$2" == true ]] && controllers="${controllers%,-service-cidr-controller}"
-  old="$(netfork::kind::process_pid "${node}" kube-controller-manager)"
-  netfork::kind::edit_manifest "${node}" "${KCM_MANIFEST}" "s|^\\(    - --controllers=\\).*|\\1${controllers}|" || return 0
-  while ((SECONDS - start < 180)); do
-    pid="$(netfork::kind::process_pid "${node}" kube-controller-manager)"
-    if [[ -n "${pid}" && "${pid}" != "${old}" ]] &&
-      docker exec "${node}" curl -fsk --max-time 2 https://127.0.0.1:10257/healthz >/dev/null 2>&1; then
-      netfork::log "${node}: kube-controller-manager --controllers=${controllers}"
-      return 0
-    fi
-    sleep 1
-  done
-  netfork::kind::die "${node}: kube-controller-manager not healthy within 180s of --controllers=${controllers}"
 }
 
 # netfork::kind::edit_manifest runs sed script $3 on node $1's static-pod manifest $2 and

@@ -16,7 +16,8 @@
 # ranges.sh rolls a running cluster's nodes to another Service range, the node side of a
 # renumber (docs/operations.md): a control plane's apiserver serving certificate, kube-apiserver
 # and kube-controller-manager flags, and each kubelet's configuration from kubeadm's
-# kubelet-config ConfigMap. Sourced after cluster.sh. openssl reads the certificate on the host.
+# kubelet-config ConfigMap; and kube-controller-manager's ServiceCIDR controller for
+# upgrade.sh. Sourced after cluster.sh. openssl reads the certificate on the host.
 
 # KCM_MANIFEST is the kube-controller-manager static pod inside a control-plane node.
 KCM_MANIFEST=/etc/kubernetes/manifests/kube-controller-manager.yaml
@@ -80,6 +81,22 @@ netfork::kind::set_kcm_flags() {
   if netfork::kind::edit_manifest "${node}" "${KCM_MANIFEST}" "${script}"; then
     netfork::kind::wait_process "${node}" kube-controller-manager "${old}"
   fi
+}
+
+# netfork::kind::kcm_servicecidr_controller runs ($2=true) or stops ($2=false) upstream's
+# service-cidr-controller in node $1's kube-controller-manager, by its --controllers
+# (set_kcm_flags), and waits for its /healthz. That controller owns ServiceCIDRs (sets them
+# Ready, releases deleted ones) only while no control plane runs netfork's apiserver, whose own
+# controller does it otherwise (docs/kind.md).
+netfork::kind::kcm_servicecidr_controller() {
+  local node="$1" controllers="${NETFORK_KIND_KCM_CONTROLLERS}" start=${SECONDS}
+  [[ "$2" == true ]] && controllers="${controllers%,-service-cidr-controller}"
+  netfork::kind::set_kcm_flags "${node}" "--controllers=${controllers}"
+  until docker exec "${node}" curl -fsk --max-time 2 https://127.0.0.1:10257/healthz >/dev/null 2>&1; do
+    ((SECONDS - start < 180)) || netfork::kind::die "${node}: kube-controller-manager not healthy within 180s of --controllers=${controllers}"
+    sleep 1
+  done
+  netfork::log "${node}: kube-controller-manager --controllers=${controllers}"
 }
 
 # netfork::kind::set_service_range rolls control-plane node $1 to the Service range $2
