@@ -30,6 +30,8 @@
 #   --workers W    client workers (default 10)
 #   --rounds R     rounds (default 1)
 #   --image IMAGE  use this node image as it is instead of make kind-image's
+#   --profile      CPU profiles of the first control plane's apiserver, 30 s each, back to
+#                  back through every create phase (profiles/cpu-<apiserver>-r<round>-create-<k>.pprof)
 #   --keep         leave the cluster (bench-<topology>) up afterwards
 # Results go to _output/bench-kind/<topology>-n<N>/: cluster-results.json and .csv, one
 # record per measurement, and table.txt.
@@ -42,6 +44,7 @@ workers=10
 rounds=1
 image=""
 keep=false
+profile=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --topology | --n | --workers | --rounds | --image)
@@ -54,6 +57,7 @@ while [[ $# -gt 0 ]]; do
     --rounds=*) rounds="${1#*=}" ;;
     --image=*) image="${1#*=}" ;;
     --keep) keep=true ;;
+    --profile) profile=(--profile) ;;
     *) netfork::kind::die "unknown argument $1 (see the header of kind/bench.sh)" ;;
   esac
   shift
@@ -117,6 +121,7 @@ all_nodes=("${control_planes[@]}" "${workers_nodes[@]}")
 args=(--cluster="${kubeconfig}" --topology="${topology}" --n="${n}" --workers="${workers}"
   --nodes="$(IFS=,; echo "${all_nodes[*]}")" --apiserver-endpoints="$(IFS=,; echo "${endpoints[*]}")" --output-dir="${out}")
 [[ "${topology}" == ha ]] && args+=(--dual-stack)
+args+=("${profile[@]}")
 
 # wait_controllers waits until kube-controller-manager works again after an apiserver switch,
 # which can make it lose its lease and restart: a probe Service gets its EndpointSlice.

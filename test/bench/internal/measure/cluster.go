@@ -22,6 +22,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,8 +50,10 @@ type clusterRun struct {
 	o       *plan.Options
 	client  kubernetes.Interface
 	clients []kubernetes.Interface
-	log     io.Writer
-	r       *result.ClusterResult
+	// profiled is the client of the apiserver --profile follows.
+	profiled kubernetes.Interface
+	log      io.Writer
+	r        *result.ClusterResult
 }
 
 // Cluster measures the apiserver a running cluster's control planes serve: N
@@ -66,7 +71,13 @@ func Cluster(ctx context.Context, o *plan.Options, log io.Writer) (r result.Clus
 		r.Failf("%v", err)
 		return r
 	}
-	m := &clusterRun{ctx: ctx, o: o, client: client, clients: clients, log: log, r: &r}
+	m := &clusterRun{ctx: ctx, o: o, client: client, clients: clients, profiled: client, log: log, r: &r}
+	if o.Profile && len(c.Endpoints) > 0 {
+		if m.profiled, err = apiserverClient(c.Kubeconfig, c.Endpoints[0]); err != nil {
+			r.Failf("%v", err)
+			return r
+		}
+	}
 	if err := m.freshNamespace(); err != nil {
 		r.Failf("preparing: %v", err)
 		return r
@@ -116,6 +127,22 @@ func clusterClients(kubeconfig string, workers int) (kubernetes.Interface, []kub
 		}
 	}
 	return client, clients, nil
+}
+
+// apiserverClient is a client of one apiserver, not of the cluster's endpoint: the
+// kubeconfig's, sent to endpoint and verifying its serving certificate for the name
+// "kubernetes", which every apiserver's certificate holds whatever its address.
+func apiserverClient(kubeconfig, endpoint string) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags(endpoint, kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--cluster: %w", err)
+	}
+	cfg.TLSClientConfig.ServerName = "kubernetes"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--apiserver-endpoints %s: %w", endpoint, err)
+	}
+	return client, nil
 }
 
 // freshNamespace waits for a bench namespace left by an earlier measurement to be gone,
@@ -175,9 +202,12 @@ func (m *clusterRun) createPhase() bool {
 		r.Failf("before creating: %v", err)
 		return false
 	}
+	profiles := m.profile(plan.PhaseCreate)
+	defer profiles.wait()
 	phaseCtx, cancel := context.WithTimeout(m.ctx, m.o.PhaseTimeout)
 	create := workload.CreateServices(phaseCtx, m.clients, n, m.o.Workers, 0, workload.Shape{DualStack: m.o.Cluster.DualStack})
 	cancel()
+	profiles.stop()
 	r.CreatesPerSec, r.Create, r.CreateFailures = create.PerSecond(n), result.ToMS(stats.Summarize(create.Latencies)), create.Failures
 	r.CreateCurve = create.Curve()
 	if create.Failures > 0 {
@@ -210,9 +240,12 @@ func (m *clusterRun) deletePhase() {
 		r.Failf("before deleting: %v", err)
 		return
 	}
+	profiles := m.profile(plan.PhaseDelete)
+	defer profiles.wait()
 	phaseCtx, cancel := context.WithTimeout(m.ctx, m.o.PhaseTimeout)
 	del := workload.DeleteServices(phaseCtx, m.clients, n, m.o.Workers, 0)
 	cancel()
+	profiles.stop()
 	r.DeletesPerSec, r.Delete, r.DeleteFailures = del.PerSecond(n), result.ToMS(stats.Summarize(del.Latencies)), del.Failures
 	r.DeleteCurve = del.Curve()
 	if del.Failures > 0 {
@@ -233,4 +266,44 @@ func (m *clusterRun) deletePhase() {
 	}
 	r.DeleteCPU = metrics.CPUSecondsSince(cpuBefore, cpuAfter)
 	fmt.Fprintf(m.log, "bench-services: %s round %d: %d deletes, %.1f/s, p99 %.0f ms, settled in %.0fs\n", r.APIServer, r.Round, n, r.DeletesPerSec, r.Delete.P99, r.SettleSeconds)
+}
+
+// phaseProfiles are the CPU profiles --profile takes through one phase of a measurement.
+type phaseProfiles struct {
+	stop, wait func()
+}
+
+// profile starts, when phase is --profile-phase, CPU profiles of the first apiserver back
+// to back, each --profile-duration long, into profiles/cpu-<apiserver>-r<round>-<phase>-<k>.pprof,
+// so that the first and the last show where its time per Service went as the Services
+// accumulated. After stop no profile starts; wait waits for the one in flight. A profile
+// that fails ends the series with a warning: it says nothing about the apiserver.
+func (m *clusterRun) profile(phase string) phaseProfiles {
+	if !m.o.Profile || phase != m.o.ProfilePhase {
+		return phaseProfiles{stop: func() {}, wait: func() {}}
+	}
+	dir := m.o.ClusterProfiles()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(m.log, "bench-services: warning: --profile: %v\n", err)
+		return phaseProfiles{stop: func() {}, wait: func() {}}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for k := 1; ; k++ {
+			path := filepath.Join(dir, fmt.Sprintf("cpu-%s-r%d-%s-%02d.pprof", m.r.APIServer, m.r.Round, phase, k))
+			if err := metrics.CPUProfile(m.ctx, m.profiled, m.o.ProfileDuration, path); err != nil {
+				fmt.Fprintf(m.log, "bench-services: warning: %v\n", err)
+				return
+			}
+			fmt.Fprintf(m.log, "bench-services: %s round %d: CPU profile %d of the %s phase in %s\n", m.r.APIServer, m.r.Round, k, phase, path)
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	})
+	var once sync.Once
+	return phaseProfiles{stop: func() { once.Do(func() { close(done) }) }, wait: wg.Wait}
 }

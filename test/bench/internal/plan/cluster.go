@@ -78,7 +78,7 @@ func (c *ClusterOptions) addFlags(fs *pflag.FlagSet) {
 }
 
 // clusterFlags are the flags a --cluster measurement reads besides its own.
-var clusterFlags = []string{"n", "workers", "phase-timeout", "output-dir", "netfork-binary", "upstream-binary", "chart-binary"}
+var clusterFlags = []string{"n", "workers", "phase-timeout", "output-dir", "profile", "profile-duration", "profile-phase", "netfork-binary", "upstream-binary", "chart-binary"}
 
 // parseCluster validates the options of --cluster or --cluster-report, refusing the flags
 // they do not read, by name.
@@ -131,6 +131,9 @@ func (o *Options) validateCluster() error {
 			return fmt.Errorf("--%s: %q is not a lower-case name (e.g. netfork, single)", flag, name)
 		}
 	}
+	if err := o.validateProfile(); err != nil {
+		return err
+	}
 	if c.Round < 1 {
 		return fmt.Errorf("--round: %d is not a positive round", c.Round)
 	}
@@ -152,3 +155,6 @@ func (o *Options) ClusterJSON() string { return filepath.Join(o.OutputDir, "clus
 
 // ClusterCSV is cluster-results.csv, one row per measurement.
 func (o *Options) ClusterCSV() string { return filepath.Join(o.OutputDir, "cluster-results.csv") }
+
+// ClusterProfiles is the directory of a --cluster measurement's --profile CPU profiles.
+func (o *Options) ClusterProfiles() string { return filepath.Join(o.OutputDir, "profiles") }

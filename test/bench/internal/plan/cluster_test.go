@@ -47,11 +47,16 @@ func TestClusterOptions(t *testing.T) {
 		{[]string{"--apiserver-endpoints=http://198.18.0.2:6443"}, "is not https://HOST:PORT"},
 		{[]string{"--cluster=" + kubeconfig + ".missing"}, "--cluster: stat"},
 		{[]string{"--cluster-report=x.json"}, "--cluster-report does not read --apiserver, --cluster"},
+		{[]string{"--profile", "--profile-duration=55s"}, "--profile-duration: 55s is outside 1s-50s"},
+		{[]string{"--profile-phase=settle"}, `--profile-phase: "settle" is neither create nor delete`},
 	} {
 		_, err := parseForTest(t, append(append([]string(nil), base...), tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want one with %q", tc.args, err, tc.want)
 		}
+	}
+	if o, err := parseForTest(t, append(append([]string(nil), base...), "--profile", "--profile-phase=delete", "--profile-duration=20s")...); err != nil || !o.Profile || o.ProfilePhase != PhaseDelete {
+		t.Errorf("--cluster with --profile: %v", err)
 	}
 	if o, err := parseForTest(t, "--cluster-report=a.json,b.json"); err != nil || len(o.Cluster.Report) != 2 {
 		t.Errorf("--cluster-report alone: %v", err)

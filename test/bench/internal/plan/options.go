@@ -186,7 +186,7 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "directory for results, chart, logs, profiles and etcd data")
 	fs.StringVar(&o.NetforkBinary, "netfork-binary", o.NetforkBinary, "netfork's kube-apiserver (make build)")
 	fs.StringVar(&o.UpstreamBinary, "upstream-binary", o.UpstreamBinary, "upstream's kube-apiserver at the release go.mod pins, built from this module's graph; $NETFORK_UPSTREAM_APISERVER sets the default")
-	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of every run's apiserver, taken from the start of each --profile-phase, and its heap profiles before and after each phase")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "save a CPU profile of every run's apiserver, taken from the start of each --profile-phase, and its heap profiles before and after each phase; with --cluster, CPU profiles of the first --apiserver-endpoints back to back through --profile-phase")
 	fs.DurationVar(&o.ProfileDuration, "profile-duration", o.ProfileDuration, "length of each --profile CPU profile")
 	fs.StringVar(&o.ProfilePhase, "profile-phase", o.ProfilePhase, "phase each --profile CPU profile starts with: create or delete")
 	fs.DurationVar(&o.PhaseTimeout, "phase-timeout", o.PhaseTimeout, "bound on one create or delete phase; a run past it is reported failed")
@@ -319,11 +319,8 @@ func (o *Options) validate() error {
 	if o.PhaseTimeout <= 0 || o.ReadyTimeout <= 0 {
 		return fmt.Errorf("--phase-timeout and --ready-timeout must be positive")
 	}
-	if o.Profile && (o.ProfileDuration < time.Second || o.ProfileDuration > maxProfileDuration) {
-		return fmt.Errorf("--profile-duration: %s is outside 1s-%s (the apiserver times requests out at 60s)", o.ProfileDuration, maxProfileDuration)
-	}
-	if o.ProfilePhase != PhaseCreate && o.ProfilePhase != PhaseDelete {
-		return fmt.Errorf("--profile-phase: %q is neither %s nor %s", o.ProfilePhase, PhaseCreate, PhaseDelete)
+	if err := o.validateProfile(); err != nil {
+		return err
 	}
 	if len(o.Contenders) == 0 {
 		return fmt.Errorf("--contenders: at least one contender is required")
@@ -349,6 +346,18 @@ func (o *Options) validate() error {
 	}
 	if err := o.validatePacers(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// validateProfile rejects a --profile-duration the apiserver would time out and an
+// unknown --profile-phase.
+func (o *Options) validateProfile() error {
+	if o.Profile && (o.ProfileDuration < time.Second || o.ProfileDuration > maxProfileDuration) {
+		return fmt.Errorf("--profile-duration: %s is outside 1s-%s (the apiserver times requests out at 60s)", o.ProfileDuration, maxProfileDuration)
+	}
+	if o.ProfilePhase != PhaseCreate && o.ProfilePhase != PhaseDelete {
+		return fmt.Errorf("--profile-phase: %q is neither %s nor %s", o.ProfilePhase, PhaseCreate, PhaseDelete)
 	}
 	return nil
 }
