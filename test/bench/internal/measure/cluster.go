@@ -137,7 +137,7 @@ func apiserverClient(kubeconfig, endpoint string) (kubernetes.Interface, error) 
 	if err != nil {
 		return nil, fmt.Errorf("--cluster: %w", err)
 	}
-	cfg.TLSClientConfig.ServerName = "kubernetes"
+	cfg.ServerName = "kubernetes"
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--apiserver-endpoints %s: %w", endpoint, err)
