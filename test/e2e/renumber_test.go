@@ -19,7 +19,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"os"
@@ -174,14 +173,8 @@ func lrRoll(ctx context.Context, ranges []netip.Prefix) []time.Duration {
 
 // lrState reads the renumber's record, nil when there is none.
 func lrState(ctx context.Context) *renumber.State {
-	cm, err := client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	st := &renumber.State{}
-	// the record's key, as docs/operations.md names it
-	gomega.Expect(json.Unmarshal([]byte(cm.Data["state"]), st)).To(gomega.Succeed(), "ConfigMap %s/%s", cm.Namespace, cm.Name)
+	st, err := renumber.Recorded(ctx, client)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the renumber's record")
 	return st
 }
 

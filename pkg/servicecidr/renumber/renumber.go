@@ -18,7 +18,6 @@ package renumber
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -174,11 +173,13 @@ func (r *Runner) prepare(ctx context.Context) (*cluster, *State, error) {
 	return c, st, nil
 }
 
-// maxRecord is the most the record may take: a ConfigMap holds at most 1 MiB,
-// less room for its metadata.
+// maxRecord is the most each of the record's ConfigMaps may take: a ConfigMap
+// holds at most 1 MiB, less room for its metadata.
 const maxRecord = 1000 * 1024
 
-// refuseRecordSize refuses a renumber whose record would not fit its ConfigMap.
+// refuseRecordSize refuses a renumber whose record would not fit its
+// ConfigMaps: the header, or a chunk of Services whose entries are
+// uncommonly large (many field managers).
 func refuseRecordSize(c *cluster, st *State, includeLB bool) error {
 	_, fresh, err := buildPlan(c, st, includeLB)
 	if err != nil {
@@ -186,12 +187,18 @@ func refuseRecordSize(c *cluster, st *State, includeLB bool) error {
 	}
 	all := *st
 	all.Services = append(append([]ServiceRecord(nil), st.Services...), fresh...)
-	data, err := json.Marshal(&all)
+	header, chunks, err := encodeRecord(&all)
 	if err != nil {
 		return err
 	}
-	if len(data) > maxRecord {
-		return fmt.Errorf("the record of %d Services would take %d bytes, more than ConfigMap %s/%s can hold (%d)", len(all.Services), len(data), StateNamespace, StateName, maxRecord)
+	if len(header) > maxRecord {
+		return fmt.Errorf("the record would take %d bytes, more than ConfigMap %s/%s can hold (%d)", len(header), StateNamespace, StateName, maxRecord)
+	}
+	for i, data := range chunks {
+		if len(data) > maxRecord {
+			first := all.Services[i*chunkSize]
+			return fmt.Errorf("the record of %d Services from %s would take %d bytes, more than a ConfigMap can hold (%d)", min(chunkSize, len(all.Services)-i*chunkSize), first.key(), len(data), maxRecord)
+		}
 	}
 	return nil
 }

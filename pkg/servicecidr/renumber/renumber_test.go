@@ -154,20 +154,23 @@ func TestConfigUpdates(t *testing.T) {
 
 func TestRefuseRecordSize(t *testing.T) {
 	c := &cluster{taken: map[netip.Addr]bool{}}
-	for i := range 1200 {
+	for i := range 5000 {
 		c.services = append(c.services, corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("s%d", i), Annotations: map[string]string{"note": strings.Repeat("x", 800)}},
-			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIPs: []string{fmt.Sprintf("10.96.%d.%d", i/250, i%250+1)}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("s%04d", i)},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIPs: []string{fmt.Sprintf("10.96.%d.%d", i/250, i%250+1)},
+				Selector: map[string]string{"note": strings.Repeat("x", 800)}},
 		})
 	}
 	st := &State{From: []string{"10.96.0.0/16"}, To: []string{"10.200.0.0/16"}}
+	// 5000 entries of about 1 KB: five times what one ConfigMap holds, and every chunk fits.
 	if err := refuseRecordSize(c, st, false); err != nil {
-		t.Fatalf("1200 Services whose specs are small: %v", err)
+		t.Fatalf("5000 Services whose specs are small: %v", err)
 	}
-	for i := range c.services {
-		c.services[i].Spec.Selector = map[string]string{"note": strings.Repeat("x", 800)}
+	for i := 64; i < 96; i++ {
+		c.services[i].Spec.Selector = map[string]string{"note": strings.Repeat("x", 40_000)}
 	}
-	if err := refuseRecordSize(c, st, false); err == nil || !strings.Contains(err.Error(), "the record of 1200 Services would take") {
-		t.Errorf("1200 Services with large specs: %v; want refused", err)
+	err := refuseRecordSize(c, st, false)
+	if err == nil || !strings.Contains(err.Error(), "the record of 32 Services from default/") || !strings.Contains(err.Error(), "more than a ConfigMap can hold") {
+		t.Errorf("32 Services with 40 kB selectors in one chunk: %v; want refused", err)
 	}
 }

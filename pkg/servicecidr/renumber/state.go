@@ -20,12 +20,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/netfork/netfork/pkg/controlplane/controller/servicebridge"
 )
@@ -35,8 +39,13 @@ const (
 	StateNamespace = metav1.NamespaceSystem
 	// StateName is the name of the ConfigMap that records a renumber.
 	StateName = "servicecidr-renumber"
-	// stateKey is the ConfigMap key holding the State as JSON.
+	// stateKey is the ConfigMap key where a plugin before the chunked record
+	// kept the whole State as JSON.
 	stateKey = "state"
+	// recordKey is the ConfigMap key holding the State without its Service
+	// entries as JSON. A plugin that reads only stateKey finds it empty and
+	// refuses the record instead of taking it for one without Services.
+	recordKey = "record"
 	// TargetServiceCIDRName is the ServiceCIDR the renumber creates for the target range.
 	TargetServiceCIDRName = "servicecidr-renumber"
 	// FieldManager names the tool in managedFields and is its user agent.
@@ -122,11 +131,50 @@ type ConfigRecord struct {
 	New  string `json:"new"`
 }
 
+// The record is one header ConfigMap (StateName) and, for the Service
+// entries, chunk ConfigMaps of chunkSize entries each, so that it holds any
+// number of Services and a save writes only the chunks that changed. Chunks
+// are immutable: a changed chunk is written as a new ConfigMap, and the
+// header's update, which lists the chunks in order and carries the
+// resourceVersion of the last read, is the one write that commits a save. A
+// run killed between the two leaves an unlisted chunk and the record as it
+// was. Each commit numbers the header's generation and labels the chunks
+// written for it with that number, so a run, once its first save is
+// committed, deletes the unlisted chunks of that generation or older: no
+// other run can still commit them. remove deletes every chunk.
+const (
+	// chunksKey is the header's key listing its chunks' names in order, as JSON.
+	chunksKey = "chunks"
+	// generationKey is the header's key numbering its commits.
+	generationKey = "generation"
+	// chunkKey is a chunk's key holding its Service entries, as JSON.
+	chunkKey = "services"
+	// ChunkLabel marks the record's chunk ConfigMaps; its value is StateName.
+	ChunkLabel = "servicecidr.netfork.io/renumber-record"
+	// chunkGenerationLabel is the generation of the header a chunk was written for.
+	chunkGenerationLabel = "servicecidr.netfork.io/renumber-generation"
+	// chunkSize is the Service entries per chunk: a save writes about this many.
+	chunkSize = 32
+)
+
 // store reads and writes the State with optimistic concurrency: every write
-// carries the resourceVersion of the last read, so two runs never both win.
+// of the header carries the resourceVersion of the last read, so two runs
+// never both win.
 type store struct {
 	client kubernetes.Interface
-	cm     *corev1.ConfigMap
+	// cm is the header last read or written; nil when there is none.
+	cm *corev1.ConfigMap
+	// chunks are the chunks cm lists, in order.
+	chunks []chunk
+	// generation is cm's; swept says the unlisted chunks up to it are deleted.
+	generation int
+	swept      bool
+}
+
+// chunk is one chunk ConfigMap of the record as the store last saw it.
+type chunk struct {
+	name string
+	data string
 }
 
 // Recorded is the renumber recorded in the cluster, nil when there is none,
@@ -137,50 +185,166 @@ func Recorded(ctx context.Context, client kubernetes.Interface) (*State, error) 
 
 // load reads the State; nil when there is none.
 func (s *store) load(ctx context.Context) (*State, error) {
-	cm, err := s.client.CoreV1().ConfigMaps(StateNamespace).Get(ctx, StateName, metav1.GetOptions{})
+	cms := s.client.CoreV1().ConfigMaps(StateNamespace)
+	cm, err := cms.Get(ctx, StateName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		s.cm = nil
+		s.cm, s.chunks, s.generation = nil, nil, 0
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", StateNamespace, StateName, err)
 	}
-	s.cm = cm
-	var st State
-	if err := json.Unmarshal([]byte(cm.Data[stateKey]), &st); err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", StateNamespace, StateName, stateKey, err)
+	// A header without recordKey holds the whole State under stateKey, as an
+	// older plugin wrote it; the next save writes it as chunks.
+	key := recordKey
+	if _, ok := cm.Data[recordKey]; !ok {
+		key = stateKey
 	}
+	var st State
+	if err := json.Unmarshal([]byte(cm.Data[key]), &st); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", StateNamespace, StateName, key, err)
+	}
+	generation := 0
+	if g, ok := cm.Data[generationKey]; ok {
+		if generation, err = strconv.Atoi(g); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", StateNamespace, StateName, generationKey, err)
+		}
+	}
+	var names []string
+	if list, ok := cm.Data[chunksKey]; ok {
+		if err := json.Unmarshal([]byte(list), &names); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", StateNamespace, StateName, chunksKey, err)
+		}
+	}
+	chunks := make([]chunk, 0, len(names))
+	for _, name := range names {
+		part, err := cms.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reading the record's chunk, ConfigMap %s/%s: %w", StateNamespace, name, err)
+		}
+		var recs []ServiceRecord
+		if err := json.Unmarshal([]byte(part.Data[chunkKey]), &recs); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s/%s key %s: %w", StateNamespace, name, chunkKey, err)
+		}
+		st.Services = append(st.Services, recs...)
+		chunks = append(chunks, chunk{name: name, data: part.Data[chunkKey]})
+	}
+	s.cm, s.chunks, s.generation = cm, chunks, generation
 	return &st, nil
 }
 
-// save writes st, creating the ConfigMap the first time.
+// encodeRecord is the record of st as the store writes it: the header's State
+// without the Service entries, and the entries in chunks of chunkSize.
+func encodeRecord(st *State) (header []byte, chunks [][]byte, err error) {
+	head := *st
+	head.Services = nil
+	if header, err = json.Marshal(&head); err != nil {
+		return nil, nil, err
+	}
+	for i := 0; i < len(st.Services); i += chunkSize {
+		data, err := json.Marshal(st.Services[i:min(i+chunkSize, len(st.Services))])
+		if err != nil {
+			return nil, nil, err
+		}
+		chunks = append(chunks, data)
+	}
+	return header, chunks, nil
+}
+
+// save writes st: each chunk that changed as a new ConfigMap (named like a
+// generateName would, which fake clients do not), then the header
+// listing them, creating it the first time; then it deletes the chunks the
+// header no longer lists. Chunks written for a header that could not be
+// written are deleted again.
 func (s *store) save(ctx context.Context, st *State) error {
-	data, err := json.Marshal(st)
+	header, parts, err := encodeRecord(st)
 	if err != nil {
 		return err
 	}
 	cms := s.client.CoreV1().ConfigMaps(StateNamespace)
-	opts := metav1.UpdateOptions{FieldManager: FieldManager}
-	if s.cm == nil {
-		cm := &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: StateName, Namespace: StateNamespace},
-			Data:       map[string]string{stateKey: string(data)},
+	generation := s.generation + 1
+	chunks := make([]chunk, len(parts))
+	var written []string
+	for i, data := range parts {
+		if i < len(s.chunks) && s.chunks[i].data == string(data) {
+			chunks[i] = s.chunks[i]
+			continue
 		}
-		created, err := cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: FieldManager})
+		created, err := cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: StateName + "-" + utilrand.String(8), Namespace: StateNamespace, Labels: map[string]string{ChunkLabel: StateName, chunkGenerationLabel: strconv.Itoa(generation)}},
+			Data:       map[string]string{chunkKey: string(data)},
+			Immutable:  ptr.To(true),
+		}, metav1.CreateOptions{FieldManager: FieldManager})
 		if err != nil {
-			return fmt.Errorf("recording the renumber in ConfigMap %s/%s: %w", StateNamespace, StateName, err)
+			s.deleteChunks(ctx, written)
+			return fmt.Errorf("recording the renumber in a chunk of ConfigMap %s/%s: %w", StateNamespace, StateName, err)
 		}
-		s.cm = created
-		return nil
+		chunks[i] = chunk{name: created.Name, data: string(data)}
+		written = append(written, created.Name)
 	}
-	cm := s.cm.DeepCopy()
-	cm.Data = map[string]string{stateKey: string(data)}
-	updated, err := cms.Update(ctx, cm, opts)
+	names := make([]string, len(chunks))
+	for i, c := range chunks {
+		names[i] = c.name
+	}
+	list, err := json.Marshal(names)
 	if err != nil {
+		return err
+	}
+	data := map[string]string{recordKey: string(header), chunksKey: string(list), generationKey: strconv.Itoa(generation)}
+	var saved *corev1.ConfigMap
+	if s.cm == nil {
+		saved, err = cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: StateName, Namespace: StateNamespace},
+			Data:       data,
+		}, metav1.CreateOptions{FieldManager: FieldManager})
+	} else {
+		cm := s.cm.DeepCopy()
+		cm.Data = data
+		saved, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager})
+	}
+	if err != nil {
+		s.deleteChunks(ctx, written)
 		return fmt.Errorf("recording the renumber in ConfigMap %s/%s: %w", StateNamespace, StateName, err)
 	}
-	s.cm = updated
+	var replaced []string
+	for _, old := range s.chunks {
+		if !slices.Contains(names, old.name) {
+			replaced = append(replaced, old.name)
+		}
+	}
+	s.cm, s.chunks, s.generation = saved, chunks, generation
+	s.deleteChunks(ctx, replaced)
+	if !s.swept {
+		s.swept = s.sweep(ctx, names) == nil
+	}
 	return nil
+}
+
+// sweep deletes the chunks that the header, just committed with names, does
+// not list and that were written for its generation or an older one: those of
+// runs killed, or beaten, before their header was written.
+func (s *store) sweep(ctx context.Context, names []string) error {
+	list, err := s.client.CoreV1().ConfigMaps(StateNamespace).List(ctx, metav1.ListOptions{LabelSelector: ChunkLabel + "=" + StateName})
+	if err != nil {
+		return err
+	}
+	var stale []string
+	for _, cm := range list.Items {
+		g, err := strconv.Atoi(cm.Labels[chunkGenerationLabel])
+		if (err != nil || g <= s.generation) && !slices.Contains(names, cm.Name) {
+			stale = append(stale, cm.Name)
+		}
+	}
+	s.deleteChunks(ctx, stale)
+	return nil
+}
+
+// deleteChunks deletes chunks no header lists, as far as it can: one it
+// cannot delete is left to remove.
+func (s *store) deleteChunks(ctx context.Context, names []string) {
+	for _, name := range names {
+		_ = s.client.CoreV1().ConfigMaps(StateNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+	}
 }
 
 // remove deletes the ConfigMap, if it is still the one last read.
@@ -194,6 +358,17 @@ func (s *store) remove(ctx context.Context) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting ConfigMap %s/%s: %w", StateNamespace, StateName, err)
 	}
-	s.cm = nil
+	s.cm, s.chunks, s.generation = nil, nil, 0
+	// Every chunk goes, those of runs killed before their header was written too.
+	list, err := s.client.CoreV1().ConfigMaps(StateNamespace).List(ctx, metav1.ListOptions{LabelSelector: ChunkLabel + "=" + StateName})
+	if err != nil {
+		return fmt.Errorf("listing the record's chunks, ConfigMaps %s/%s-*: %w", StateNamespace, StateName, err)
+	}
+	for _, cm := range list.Items {
+		err := s.client.CoreV1().ConfigMaps(StateNamespace).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting the record's chunk, ConfigMap %s/%s: %w", StateNamespace, cm.Name, err)
+		}
+	}
 	return nil
 }

@@ -528,13 +528,9 @@ func checkKubernetesMoved(ctx context.Context, t *testing.T, client kubernetes.I
 // recordedState is the renumber's record.
 func recordedState(ctx context.Context, t *testing.T, client kubernetes.Interface) *renumber.State {
 	t.Helper()
-	cm, err := client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	st, err := renumber.Recorded(ctx, client)
+	if err != nil || st == nil {
+		t.Fatalf("the renumber's record: %+v, %v", st, err)
 	}
-	var st renumber.State
-	if err := json.Unmarshal([]byte(cm.Data["state"]), &st); err != nil {
-		t.Fatal(err)
-	}
-	return &st
+	return st
 }

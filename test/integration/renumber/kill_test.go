@@ -163,12 +163,8 @@ func waitNoCopies(ctx context.Context, t *testing.T, client kubernetes.Interface
 
 func checkPhase(ctx context.Context, t *testing.T, client kubernetes.Interface, want renumber.Phase) {
 	t.Helper()
-	cm, err := client.CoreV1().ConfigMaps(renumber.StateNamespace).Get(ctx, renumber.StateName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("state: %v", err)
-	}
-	if !strings.Contains(cm.Data["state"], `"phase":"`+string(want)+`"`) {
-		t.Errorf("state %s, want phase %s", cm.Data["state"], want)
+	if st := recordedState(ctx, t, client); st.Phase != want {
+		t.Errorf("the record's phase is %s, want %s", st.Phase, want)
 	}
 }
 

@@ -181,8 +181,12 @@ func TestRenumberMixedServices(t *testing.T) {
 	}
 
 	cms := s.Client.CoreV1().ConfigMaps(metav1.NamespaceSystem)
-	if state, err := cms.Get(ctx, renumber.StateName, metav1.GetOptions{}); err == nil {
-		t.Logf("the record of %d moved Services takes %d bytes", moves, len(state.Data["state"]))
+	if chunks, err := cms.List(ctx, metav1.ListOptions{LabelSelector: renumber.ChunkLabel + "=" + renumber.StateName}); err == nil {
+		size := 0
+		for _, c := range chunks.Items {
+			size += len(c.Data["services"])
+		}
+		t.Logf("the record of %d moved Services takes %d bytes in %d chunks", moves, size, len(chunks.Items))
 	}
 	kubeadm, err := cms.Get(ctx, "kubeadm-config", metav1.GetOptions{})
 	if err != nil {
