@@ -133,7 +133,7 @@ undo() {
 }
 trap undo EXIT
 trap 'exit 130' INT TERM
-printf 'slot=%s\nbridge=%s\ntopology=%s\nfamily=%s\n' "${slot}" "${NETFORK_KIND_BRIDGE}" "${topology}" "${ip_family}" >"${dir}/state"
+printf 'slot=%s\nbridge=%s\ntopology=%s\nfamily=%s\nkcm_servicecidr=%s\n' "${slot}" "${NETFORK_KIND_BRIDGE}" "${topology}" "${ip_family}" "${kcm_servicecidr}" >"${dir}/state"
 netfork::kind::firewall_add "${NETFORK_KIND_BRIDGE}"
 netfork::kind::network_create "${name}" "${slot}"
 dualstack=false

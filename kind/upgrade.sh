@@ -134,11 +134,25 @@ load_pid=$!
 # Upstream's apiserver runs no ServiceCIDR controller: while every control plane runs it,
 # kube-controller-manager's service-cidr-controller owns ServiceCIDRs, and it hands them back
 # to netfork's apiservers as soon as one runs netfork again (docs/kind.md). A cluster made with
-# --upstream-servicecidr-controller keeps it throughout.
+# --upstream-servicecidr-controller keeps it throughout. What each control plane runs is read
+# from its manifest's image: an earlier run may have left the cluster on upstream's apiservers,
+# with kube-controller-manager's controller on.
 declare -A running
-for node in "${nodes[@]}"; do running[${node}]=netfork; done
+netfork_image="$(netfork::kind::netfork_apiserver_image)"
+for node in "${nodes[@]}"; do
+  running[${node}]=upstream
+  if docker exec "${node}" grep -qF "image: ${netfork_image}" "${APISERVER_MANIFEST}"; then
+    running[${node}]=netfork
+  fi
+done
 kcm_owns=false
-docker exec "${nodes[0]}" grep -q -- '--controllers=.*-service-cidr-controller' "${KCM_MANIFEST}" || kcm_owns=keep
+docker exec "${nodes[0]}" grep -q -- '--controllers=.*-service-cidr-controller' "${KCM_MANIFEST}" || kcm_owns=true
+case "$(netfork::kind::state "${name}" kcm_servicecidr)" in
+  true) kcm_owns=keep ;;
+  false) ;;
+  *) # made before up.sh recorded the choice: the controller on beside netfork's apiserver was it
+    if [[ "${kcm_owns}" == true && " ${running[*]} " == *" netfork "* ]]; then kcm_owns=keep; fi ;;
+esac
 hand_over() {
   local n all=true
   [[ "${kcm_owns}" == keep ]] && return 0
@@ -169,6 +183,8 @@ probe_owner() {
   netfork::log "ServiceCIDR ${cidr}: Ready and released in $((SECONDS - t0))s"
 }
 
+netfork::log "control planes run: $(for n in "${nodes[@]}"; do printf '%s=%s ' "${n}" "${running[${n}]}"; done)"
+hand_over
 start=${SECONDS}
 for target in "${targets[@]}"; do
   for node in "${nodes[@]}"; do
