@@ -30,8 +30,9 @@
 #   --workers W    client workers (default 10)
 #   --rounds R     rounds (default 1)
 #   --image IMAGE  use this node image as it is instead of make kind-image's
-#   --profile      CPU profiles of the first control plane's apiserver, 30 s each, back to
-#                  back through every create phase (profiles/cpu-<apiserver>-r<round>-create-<k>.pprof)
+#   --profile      the cluster's apiservers serve /debug/pprof (--profiling=true), and the first
+#                  control plane's is profiled 10 s at a time, back to back, through every create
+#                  phase (profiles/cpu-<apiserver>-r<round>-create-<k>.pprof)
 #   --keep         leave the cluster (bench-<topology>) up afterwards
 # Results go to _output/bench-kind/<topology>-n<N>/: cluster-results.json and .csv, one
 # record per measurement, and table.txt.
@@ -57,7 +58,7 @@ while [[ $# -gt 0 ]]; do
     --rounds=*) rounds="${1#*=}" ;;
     --image=*) image="${1#*=}" ;;
     --keep) keep=true ;;
-    --profile) profile=(--profile) ;;
+    --profile) profile=(--profile --profile-duration=10s) ;;
     *) netfork::kind::die "unknown argument $1 (see the header of kind/bench.sh)" ;;
   esac
   shift
@@ -100,7 +101,9 @@ bench="${NETFORK_OUTPUT}/bin/bench-services"
 netfork::kind::delete_on_exit "${name}" "${out}/logs" "${keep}"
 # kube-controller-manager keeps netfork's controller list for both apiservers: the nodes and
 # every component but the apiserver stay the same across the measurements.
-"${NETFORK_ROOT}/kind/up.sh" --name "${name}" --topology "${topology}" --image "${image}" --service-bits "${service_bits}"
+up_args=()
+[[ ${#profile[@]} -eq 0 ]] || up_args+=(--apiserver-arg profiling=true)
+"${NETFORK_ROOT}/kind/up.sh" --name "${name}" --topology "${topology}" --image "${image}" --service-bits "${service_bits}" "${up_args[@]}"
 kubeconfig="${NETFORK_KIND_CLUSTERS}/${name}/kubeconfig"
 kubectl=("${NETFORK_KIND_BIN}/node/kubectl" --kubeconfig "${kubeconfig}")
 if ((n > 4000)); then

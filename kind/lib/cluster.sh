@@ -104,7 +104,9 @@ YAML
   for arg in "${apiserver_args[@]}"; do
     echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: \"${arg%%=*}\", value: \"${arg#*=}\"}}"
   done
-  echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: profiling, value: \"false\"}}"
+  # /debug/pprof stays off unless asked for (--apiserver-arg profiling=true, bench.sh --profile)
+  [[ " ${apiserver_args[*]} " == *" profiling="* ]] ||
+    echo "    - {op: add, path: /apiServer/extraArgs/-, value: {name: profiling, value: \"false\"}}"
   # netfork's apiservers own ServiceCIDR deletion (60 s grace, every IPAddress counted, the
   # DeletionBlocked event): kube-controller-manager runs kubeadm's controller list without
   # upstream's service-cidr-controller, whose 10 s grace would otherwise win the race
