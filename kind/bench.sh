@@ -121,7 +121,11 @@ for node in "${control_planes[@]}"; do
   endpoints+=("https://${ip%%,*}:6443")
 done
 all_nodes=("${control_planes[@]}" "${workers_nodes[@]}")
-args=(--cluster="${kubeconfig}" --topology="${topology}" --n="${n}" --workers="${workers}"
+# kube-controller-manager's garbage collector deletes the EndpointSlices of deleted Services;
+# on ha it deletes about 20 a second, so the wait for them grows with N: 100 ms per Service, at
+# least bench-services' default 3 minutes.
+settle=$((n / 10 > 180 ? n / 10 : 180))
+args=(--cluster="${kubeconfig}" --topology="${topology}" --n="${n}" --workers="${workers}" --settle-timeout="${settle}s"
   --nodes="$(IFS=,; echo "${all_nodes[*]}")" --apiserver-endpoints="$(IFS=,; echo "${endpoints[*]}")" --output-dir="${out}")
 [[ "${topology}" == ha ]] && args+=(--dual-stack)
 args+=("${profile[@]}")
