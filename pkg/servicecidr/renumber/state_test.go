@@ -64,6 +64,19 @@ func chunkNames(t *testing.T, client *fake.Clientset) []string {
 	return names
 }
 
+// savedRecord is a fake cluster with objects and the record of n Services,
+// the store that saved it, and that record.
+func savedRecord(t *testing.T, n int, objects ...runtime.Object) (*fake.Clientset, *store, *State) {
+	t.Helper()
+	client := fake.NewClientset(objects...)
+	s := &store{client: client}
+	st := recordOf(n)
+	if err := s.save(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	return client, s, st
+}
+
 // loaded is the record as a new run reads it.
 func loaded(t *testing.T, client *fake.Clientset) *State {
 	t.Helper()
@@ -94,12 +107,7 @@ func writes(client *fake.Clientset, mark int) (creates, updates, deletes int) {
 // replaced, and the header holds no entries.
 func TestRecordChunks(t *testing.T) {
 	ctx := context.Background()
-	client := fake.NewClientset()
-	s := &store{client: client}
-	st := recordOf(96)
-	if err := s.save(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	client, s, st := savedRecord(t, 96)
 	first := chunkNames(t, client)
 	if len(first) != 3 {
 		t.Fatalf("96 entries in %d chunks %v, want 3 of %d", len(first), first, chunkSize)
@@ -144,12 +152,7 @@ func TestRecordChunks(t *testing.T) {
 // leaves the record as it was and deletes the chunk it wrote.
 func TestRecordSaveLost(t *testing.T) {
 	ctx := context.Background()
-	client := fake.NewClientset()
-	s := &store{client: client}
-	st := recordOf(40)
-	if err := s.save(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	client, s, _ := savedRecord(t, 40)
 	before := chunkNames(t, client)
 	client.PrependReactor("update", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, StateName, fmt.Errorf("the object has been modified"))
@@ -196,11 +199,7 @@ func TestRecordRemove(t *testing.T) {
 	ctx := context.Background()
 	orphan := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: StateNamespace, Name: StateName + "-orphan1", Labels: map[string]string{ChunkLabel: StateName}}}
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: StateNamespace, Name: "kubeadm-config"}}
-	client := fake.NewClientset(orphan, other)
-	s := &store{client: client}
-	if err := s.save(ctx, recordOf(70)); err != nil {
-		t.Fatal(err)
-	}
+	client, s, _ := savedRecord(t, 70, orphan, other)
 	if err := s.remove(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +221,7 @@ func TestRecordRemove(t *testing.T) {
 // generation, which another run may still commit, is kept.
 func TestRecordSweep(t *testing.T) {
 	ctx := context.Background()
-	client := fake.NewClientset()
-	if err := (&store{client: client}).save(ctx, recordOf(10)); err != nil {
-		t.Fatal(err)
-	}
+	client, _, _ := savedRecord(t, 10)
 	// A run killed after writing its chunk: its header write and the chunk's delete never happen.
 	killed := &store{client: client}
 	if _, err := killed.load(ctx); err != nil {
