@@ -134,16 +134,16 @@ load_pid=$!
 # Upstream's apiserver runs no ServiceCIDR controller: while every control plane runs it,
 # kube-controller-manager's service-cidr-controller owns ServiceCIDRs, and it hands them back
 # to netfork's apiservers as soon as one runs netfork again (docs/kind.md). A cluster made with
-# --upstream-servicecidr-controller keeps it throughout. What each control plane runs is read
-# from its manifest's image: an earlier run may have left the cluster on upstream's apiservers,
-# with kube-controller-manager's controller on.
+# --upstream-servicecidr-controller keeps it throughout. What each control plane runs is asked
+# of its apiserver (/version): an earlier run may have left the cluster on upstream's
+# apiservers, with kube-controller-manager's controller on.
 declare -A running
-netfork_image="$(netfork::kind::netfork_apiserver_image)"
 for node in "${nodes[@]}"; do
+  ip="$(netfork::kind::node_ips "${node}")"
+  served="$(docker exec "${node}" curl -fsk --max-time 5 "https://${ip%%,*}:6443/version" | jq -r .gitVersion)" ||
+    netfork::kind::die "${node}: kube-apiserver does not answer /version"
   running[${node}]=upstream
-  if docker exec "${node}" grep -qF "image: ${netfork_image}" "${APISERVER_MANIFEST}"; then
-    running[${node}]=netfork
-  fi
+  [[ "${served}" != *+netfork ]] || running[${node}]=netfork
 done
 kcm_owns=false
 docker exec "${nodes[0]}" grep -q -- '--controllers=.*-service-cidr-controller' "${KCM_MANIFEST}" || kcm_owns=true
