@@ -139,8 +139,7 @@ load_pid=$!
 # apiservers, with kube-controller-manager's controller on.
 declare -A running
 for node in "${nodes[@]}"; do
-  ip="$(netfork::kind::node_ips "${node}")"
-  served="$(docker exec "${node}" curl -fsk --max-time 5 "https://${ip%%,*}:6443/version" | jq -r .gitVersion)" ||
+  served="$(netfork::kind::apiserver_version "${node}")" ||
     netfork::kind::die "${node}: kube-apiserver does not answer /version"
   running[${node}]=upstream
   [[ "${served}" != *+netfork ]] || running[${node}]=netfork

@@ -230,12 +230,19 @@ netfork::kind::switch_apiserver() {
   netfork::kind::check_apiserver_version "${node}" "${want}"
 }
 
+# netfork::kind::apiserver_version prints the version the kube-apiserver serving on node $1
+# reports, asked directly on the node's address.
+netfork::kind::apiserver_version() {
+  local ip
+  ip="$(netfork::kind::node_ips "$1")"
+  docker exec "$1" curl -fsk --max-time 5 "https://${ip%%,*}:6443/version" | jq -r .gitVersion
+}
+
 # netfork::kind::check_apiserver_version fails unless the kube-apiserver serving on node $1,
 # asked directly on the node's address, reports version $2.
 netfork::kind::check_apiserver_version() {
-  local ip served
-  ip="$(netfork::kind::node_ips "$1")"
-  served="$(docker exec "$1" curl -fsk --max-time 5 "https://${ip%%,*}:6443/version" | jq -r .gitVersion)"
+  local served
+  served="$(netfork::kind::apiserver_version "$1")"
   [[ "${served}" == "$2" ]] || netfork::kind::die "$1: kube-apiserver reports ${served:-nothing}, want $2"
   netfork::log "$1: kube-apiserver ${served}"
 }
