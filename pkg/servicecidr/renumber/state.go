@@ -324,7 +324,7 @@ func (s *store) save(ctx context.Context, st *State) error {
 // not list and that were written for its generation or an older one: those of
 // runs killed, or beaten, before their header was written.
 func (s *store) sweep(ctx context.Context, names []string) error {
-	list, err := s.client.CoreV1().ConfigMaps(StateNamespace).List(ctx, metav1.ListOptions{LabelSelector: ChunkLabel + "=" + StateName})
+	list, err := s.listChunks(ctx)
 	if err != nil {
 		return err
 	}
@@ -337,6 +337,11 @@ func (s *store) sweep(ctx context.Context, names []string) error {
 	}
 	s.deleteChunks(ctx, stale)
 	return nil
+}
+
+// listChunks lists every chunk of the record, listed by the header or not.
+func (s *store) listChunks(ctx context.Context) (*corev1.ConfigMapList, error) {
+	return s.client.CoreV1().ConfigMaps(StateNamespace).List(ctx, metav1.ListOptions{LabelSelector: ChunkLabel + "=" + StateName})
 }
 
 // deleteChunks deletes chunks no header lists, as far as it can: one it
@@ -360,7 +365,7 @@ func (s *store) remove(ctx context.Context) error {
 	}
 	s.cm, s.chunks, s.generation = nil, nil, 0
 	// Every chunk goes, those of runs killed before their header was written too.
-	list, err := s.client.CoreV1().ConfigMaps(StateNamespace).List(ctx, metav1.ListOptions{LabelSelector: ChunkLabel + "=" + StateName})
+	list, err := s.listChunks(ctx)
 	if err != nil {
 		return fmt.Errorf("listing the record's chunks, ConfigMaps %s/%s-*: %w", StateNamespace, StateName, err)
 	}

@@ -273,6 +273,9 @@ type phaseProfiles struct {
 	stop, wait func()
 }
 
+// noProfiles are those of a phase --profile does not follow.
+var noProfiles = phaseProfiles{stop: func() {}, wait: func() {}}
+
 // profile starts, when phase is --profile-phase, CPU profiles of the first apiserver back
 // to back, each --profile-duration long, into profiles/cpu-<apiserver>-r<round>-<phase>-<k>.pprof,
 // so that the first and the last show where its time per Service went as the Services
@@ -280,12 +283,12 @@ type phaseProfiles struct {
 // that fails ends the series with a warning: it says nothing about the apiserver.
 func (m *clusterRun) profile(phase string) phaseProfiles {
 	if !m.o.Profile || phase != m.o.ProfilePhase {
-		return phaseProfiles{stop: func() {}, wait: func() {}}
+		return noProfiles
 	}
 	dir := m.o.ClusterProfiles()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(m.log, "bench-services: warning: --profile: %v\n", err)
-		return phaseProfiles{stop: func() {}, wait: func() {}}
+		return noProfiles
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
